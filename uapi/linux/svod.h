@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * svod: safe sharing of an accelerator's memory tiers.
+ *
+ * The whole ABI of /dev/svod. Rules (Documentation/process/botching-up-ioctls.rst):
+ * fixed-width fields, naturally aligned, every struct a multiple of 8 bytes,
+ * explicit pad fields that must be zero, user pointers as __u64, flags checked
+ * against the published masks below. Members never move; new ones are only
+ * appended. Documentation/uapi.rst lists every errno.
+ */
+#ifndef _UAPI_LINUX_SVOD_H
+#define _UAPI_LINUX_SVOD_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define SVOD_ABI_VERSION	1
+
+/* Unassigned in Documentation/userspace-api/ioctl/ioctl-number.rst (6.1). */
+#define SVOD_IOCTL_MAGIC	0xC5
+
+#define SVOD_NAME_LEN		32
+#define SVOD_MAX_RESERVED	8
+
+/** struct svod_region - a [base, base + size) range of device addresses */
+struct svod_region {
+	__u64 base;
+	__u64 size;
+};
+
+/* svod_tier_info.flags */
+#define SVOD_TIER_GONE		(1U << 0)	/* device removed: calls fail with -ENODEV */
+
+/**
+ * struct svod_tier_info - one tier, as reported by SVOD_IOCTL_QUERY
+ * @id: stable id, what SVOD_IOCTL_ALLOC takes
+ * @flags: SVOD_TIER_*
+ * @name: NUL-terminated tier name
+ * @device: NUL-terminated name of the owning PCI device (e.g. "0000:00:04.0")
+ * @device_base: device-side address of the tier's first byte
+ * @capacity: bytes in the tier, reserved regions included
+ * @align: the tier's minimum alignment (a power of two)
+ * @free_bytes: bytes free for allocation
+ * @largest_free: the largest free span
+ * @reserved_bytes: bytes covered by reserved regions
+ * @nr_free_spans: number of free spans
+ * @nr_live: live allocations in the tier, all files together
+ * @nr_reserved: valid entries in @reserved
+ * @pad: zero
+ * @cpu_bytes: bytes moved by the CPU engine (stage and read)
+ * @dma_bytes: bytes moved by the DMA engine (stage and read)
+ * @reserved: the reserved regions, in device addresses
+ */
+struct svod_tier_info {
+	__u32 id;
+	__u32 flags;
+	char name[SVOD_NAME_LEN];
+	char device[SVOD_NAME_LEN];
+	__u64 device_base;
+	__u64 capacity;
+	__u64 align;
+	__u64 free_bytes;
+	__u64 largest_free;
+	__u64 reserved_bytes;
+	__u32 nr_free_spans;
+	__u32 nr_live;
+	__u32 nr_reserved;
+	__u32 pad;
+	__u64 cpu_bytes;
+	__u64 dma_bytes;
+	struct svod_region reserved[SVOD_MAX_RESERVED];
+};
+
+/**
+ * struct svod_query - SVOD_IOCTL_QUERY
+ * @abi_version: out: SVOD_ABI_VERSION
+ * @flags: in: zero
+ * @nr_tiers: in: entries the array at @tiers_ptr holds; out: tiers that exist.
+ *	The driver fills min(in, out) entries; a caller that sees out > in
+ *	retries with a larger array.
+ * @pad: zero
+ * @tiers_ptr: in: user array of struct svod_tier_info (may be 0 if @nr_tiers is 0)
+ */
+struct svod_query {
+	__u32 abi_version;
+	__u32 flags;
+	__u32 nr_tiers;
+	__u32 pad;
+	__u64 tiers_ptr;
+};
+
+/**
+ * struct svod_alloc - SVOD_IOCTL_ALLOC
+ * @tier: in: tier id
+ * @flags: in: zero
+ * @size: in: bytes, > 0
+ * @align: in: 0 for the tier's alignment, else a power of two
+ * @handle: out: the handle, valid in this open file only
+ * @device_addr: out: device-side address of the first byte
+ * @capacity: out: bytes granted (== @size)
+ */
+struct svod_alloc {
+	__u32 tier;
+	__u32 flags;
+	__u64 size;
+	__u64 align;
+	__u64 handle;
+	__u64 device_addr;
+	__u64 capacity;
+};
+
+/**
+ * struct svod_free - SVOD_IOCTL_FREE
+ * @handle: in
+ * @flags: in: zero
+ * @pad: zero
+ */
+struct svod_free {
+	__u64 handle;
+	__u32 flags;
+	__u32 pad;
+};
+
+/**
+ * struct svod_resolve - SVOD_IOCTL_RESOLVE
+ * @handle: in
+ * @flags: in: zero
+ * @tier: out: tier id
+ * @device_addr: out
+ * @capacity: out
+ */
+struct svod_resolve {
+	__u64 handle;
+	__u32 flags;
+	__u32 tier;
+	__u64 device_addr;
+	__u64 capacity;
+};
+
+/* svod_xfer.flags: at most one engine bit; none means auto. */
+#define SVOD_XFER_CPU		(1U << 0)
+#define SVOD_XFER_DMA		(1U << 1)
+#define SVOD_XFER_FLAGS		(SVOD_XFER_CPU | SVOD_XFER_DMA)
+
+/**
+ * struct svod_xfer - SVOD_IOCTL_STAGE (user to device) and SVOD_IOCTL_READ
+ * (device to user)
+ * @handle: in
+ * @offset: in: byte offset inside the allocation
+ * @user_ptr: in: user buffer
+ * @length: in: bytes; 0 is a no-op
+ * @flags: in: SVOD_XFER_*
+ * @pad: zero
+ * @done: out: bytes transferred (less than @length only after a fatal signal)
+ */
+struct svod_xfer {
+	__u64 handle;
+	__u64 offset;
+	__u64 user_ptr;
+	__u64 length;
+	__u32 flags;
+	__u32 pad;
+	__u64 done;
+};
+
+/* svod_plan_event.op */
+#define SVOD_PLAN_ALLOC		1
+#define SVOD_PLAN_FREE		2
+
+/**
+ * struct svod_plan_event - one event of a plan
+ * @op: SVOD_PLAN_ALLOC or SVOD_PLAN_FREE
+ * @id: buffer id (an alloc names it, a free refers to it)
+ * @size: ALLOC: bytes; FREE: zero
+ * @align: ALLOC: alignment, 0 or 1 for none; FREE: zero
+ */
+struct svod_plan_event {
+	__u32 op;
+	__u32 id;
+	__u64 size;
+	__u64 align;
+};
+
+/* svod_plan.strategy */
+#define SVOD_PLAN_TLSF		0	/* the reference TLSF, exactly */
+#define SVOD_PLAN_BEST		1	/* offline best fit, never worse than TLSF */
+
+#define SVOD_PLAN_NO_OFFSET	(~0ULL)
+
+/**
+ * struct svod_plan - SVOD_IOCTL_PLAN
+ * @arena_size: in: bytes in the arena
+ * @block_size: in: minimum block size (reference: 256)
+ * @lv2_cnt: in: second-level buckets (reference: 32)
+ * @strategy: in: SVOD_PLAN_*
+ * @flags: in: zero
+ * @nr_events: in: entries at @events_ptr and @offsets_ptr
+ * @failed_event: out: index of the failing event, or ~0U
+ * @events_ptr: in: user array of struct svod_plan_event
+ * @offsets_ptr: in: user array of __u64; out: the offset of each ALLOC event,
+ *	SVOD_PLAN_NO_OFFSET for FREE events
+ * @peak: out: largest end offset of any allocation
+ * @lower_bound: out: largest sum of live sizes at any time
+ */
+struct svod_plan {
+	__u64 arena_size;
+	__u32 block_size;
+	__u32 lv2_cnt;
+	__u32 strategy;
+	__u32 flags;
+	__u32 nr_events;
+	__u32 failed_event;
+	__u64 events_ptr;
+	__u64 offsets_ptr;
+	__u64 peak;
+	__u64 lower_bound;
+};
+
+#define SVOD_IOCTL_QUERY	_IOWR(SVOD_IOCTL_MAGIC, 0x00, struct svod_query)
+#define SVOD_IOCTL_ALLOC	_IOWR(SVOD_IOCTL_MAGIC, 0x01, struct svod_alloc)
+#define SVOD_IOCTL_FREE		_IOWR(SVOD_IOCTL_MAGIC, 0x02, struct svod_free)
+#define SVOD_IOCTL_RESOLVE	_IOWR(SVOD_IOCTL_MAGIC, 0x03, struct svod_resolve)
+#define SVOD_IOCTL_STAGE	_IOWR(SVOD_IOCTL_MAGIC, 0x04, struct svod_xfer)
+#define SVOD_IOCTL_READ		_IOWR(SVOD_IOCTL_MAGIC, 0x05, struct svod_xfer)
+#define SVOD_IOCTL_PLAN		_IOWR(SVOD_IOCTL_MAGIC, 0x06, struct svod_plan)
+
+#endif /* _UAPI_LINUX_SVOD_H */
