@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * svod staging engines: move bytes between a user buffer and a range of a
+ * PCI BAR, with the CPU (write-combined mapping) or a dmaengine DMA_MEMCPY
+ * channel (peer-to-peer into the BAR).
+ *
+ * The engines know nothing of handles, files or tiers: the caller (the ioctl
+ * layer) looks the handle up, takes a reference on the allocation and passes
+ * the live grant as BAR offsets. The caller guarantees, for the whole call,
+ * that the grant stays allocated (the range returns to its tier only after
+ * the call returns) and that the BAR stays mapped (device removal waits for
+ * in-flight calls).
+ *
+ * Context: every call sleeps (it faults user pages in, pins them, waits for
+ * DMA completion); call it without spinlocks held. stage.c's only lock, the
+ * DMA channel mutex, is innermost: nothing is called with it held but the
+ * dmaengine and DMA-mapping APIs.
+ */
+#ifndef SVOD_STAGE_H
+#define SVOD_STAGE_H
+
+#include <linux/atomic.h>
+#include <linux/compiler_types.h>
+#include <linux/types.h>
+
+struct device;
+struct dma_chan;
+struct iov_iter;
+struct sg_table;
+struct svod_bar;
+
+/**
+ * struct svod_stage_stats - bytes moved per engine (stage and read together)
+ * @cpu_bytes: bytes moved by the CPU engine
+ * @dma_bytes: bytes moved by the DMA engine
+ *
+ * Updated with atomics: one struct may be shared by concurrent calls (one per
+ * tier for QUERY, one per file for fdinfo). Partial transfers count the bytes
+ * that did move.
+ */
+struct svod_stage_stats {
+	atomic64_t cpu_bytes;
+	atomic64_t dma_bytes;
+};
+
+/**
+ * struct svod_bar_ops - alternative BAR accessors
+ * @write: copy @len bytes from @src to BAR offset @off
+ * @read: copy @len bytes from BAR offset @off to @dst
+ *
+ * Used by KUnit to put plain memory behind the CPU engine. The driver leaves
+ * svod_bar.ops NULL: the CPU engine then uses memcpy_toio()/memcpy_fromio()
+ * on svod_bar.wc.
+ */
+struct svod_bar_ops {
+	void (*write)(const struct svod_bar *bar, u64 off, const void *src,
+		      size_t len);
+	void (*read)(const struct svod_bar *bar, u64 off, void *dst, size_t len);
+};
+
+/**
+ * struct svod_bar - one mapped BAR, filled by the driver at probe
+ * @dev: the device owning the BAR (for log lines)
+ * @wc: write-combined mapping of the whole BAR
+ * @phys: CPU physical address of the BAR (pci_resource_start()), what the
+ *	DMA engine maps with dma_map_resource()
+ * @len: bytes in the BAR
+ * @ops: NULL in the driver; see struct svod_bar_ops
+ * @priv: for @ops
+ */
+struct svod_bar {
+	struct device *dev;
+	void __iomem *wc;
+	phys_addr_t phys;
+	u64 len;
+	const struct svod_bar_ops *ops;
+	void *priv;
+};
+
+/**
+ * struct svod_xfer_req - one STAGE or READ, with the live grant
+ * @grant_off: BAR offset of the allocation's first byte (from the live record)
+ * @grant_len: bytes in the allocation (from the live record)
+ * @offset: byte offset inside the allocation (from the user)
+ * @length: bytes to move (from the user); 0 is a no-op
+ * @ubuf: the user buffer
+ * @flags: SVOD_XFER_* (from the user)
+ * @to_device: true for STAGE (user to BAR), false for READ (BAR to user)
+ */
+struct svod_xfer_req {
+	u64 grant_off;
+	u64 grant_len;
+	u64 offset;
+	u64 length;
+	void __user *ubuf;
+	u32 flags;
+	bool to_device;
+};
+
+int svod_stage_xfer(const struct svod_bar *bar, const struct svod_xfer_req *req,
+		    struct svod_stage_stats *stats, u64 *done);
+bool svod_stage_has_dma(void);
+int svod_stage_init(void);
+void svod_stage_exit(void);
+
+/* The engine's parts, called directly by kunit/stage_test.c only. */
+int svod_stage_check(const struct svod_bar *bar,
+		     const struct svod_xfer_req *req);
+int svod_stage_pick(u32 flags, u64 length, u64 threshold, bool have_dma);
+int svod_stage_cpu(const struct svod_bar *bar, u64 bar_off,
+		   struct iov_iter *iter, bool to_device, u64 *done);
+int svod_stage_dma_sgt(struct dma_chan *chan, const struct svod_bar *bar,
+		       u64 bar_off, struct sg_table *sgt, bool to_device,
+		       unsigned long timeout);
+
+#endif /* SVOD_STAGE_H */
