@@ -1,0 +1,735 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libsvod: a thin C library over the ioctls of /dev/svod. See libsvod.h.
+ *
+ * No function keeps state between calls; every one is safe to call from any
+ * thread as long as the buffers passed in are not shared without locking.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "libsvod.h"
+
+/**
+ * svod_open() - open /dev/svod for reading and writing
+ *
+ * Context: any thread.
+ * Return: a file descriptor (close-on-exec), or -errno.
+ */
+int svod_open(void)
+{
+	return svod_open_path(SVOD_DEV_PATH);
+}
+
+/**
+ * svod_open_path() - open an svod device node at @path
+ * @path: the device node, e.g. "/dev/svod"
+ *
+ * Context: any thread.
+ * Return: a file descriptor (close-on-exec), or -errno.
+ */
+int svod_open_path(const char *path)
+{
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/**
+ * svod_close() - close a file descriptor of /dev/svod
+ * @fd: the descriptor; the last close of the open file frees its allocations
+ *
+ * Context: any thread.
+ * Return: 0, or -errno.
+ */
+int svod_close(int fd)
+{
+	return close(fd) < 0 ? -errno : 0;
+}
+
+/**
+ * svod_ioctl() - issue a raw ioctl
+ * @fd: descriptor of /dev/svod
+ * @cmd: the request, one of SVOD_IOCTL_* (or anything, for tests)
+ * @arg: the argument pointer, passed through unchanged
+ *
+ * Context: any thread.
+ * Return: the ioctl's non-negative result, or -errno.
+ */
+int svod_ioctl(int fd, unsigned long cmd, void *arg)
+{
+	int ret = ioctl(fd, cmd, arg);
+
+	return ret < 0 ? -errno : ret;
+}
+
+/**
+ * svod_query() - SVOD_IOCTL_QUERY with a caller-built struct
+ * @fd: descriptor of /dev/svod
+ * @q: in/out; see struct svod_query
+ *
+ * Context: any thread.
+ * Return: 0, or -errno.
+ */
+int svod_query(int fd, struct svod_query *q)
+{
+	return svod_ioctl(fd, SVOD_IOCTL_QUERY, q);
+}
+
+/**
+ * svod_query_tiers() - fill up to @cap tier records
+ * @fd: descriptor of /dev/svod
+ * @tiers: array of @cap records (may be NULL when @cap is 0)
+ * @cap: entries at @tiers
+ * @abi_version: out: the driver's ABI version (may be NULL)
+ *
+ * Context: any thread.
+ * Return: the number of tiers that exist (may exceed @cap: only @cap were
+ * filled), or -errno.
+ */
+int svod_query_tiers(int fd, struct svod_tier_info *tiers, uint32_t cap,
+		     uint32_t *abi_version)
+{
+	struct svod_query q = {
+		.nr_tiers = cap,
+		.tiers_ptr = (uintptr_t)tiers,
+	};
+	int ret;
+
+	ret = svod_query(fd, &q);
+	if (ret)
+		return ret;
+	if (abi_version)
+		*abi_version = q.abi_version;
+	return (int)q.nr_tiers;
+}
+
+/**
+ * svod_query_all() - every tier, in a freshly allocated array
+ * @fd: descriptor of /dev/svod
+ * @tiers: out: malloc()ed array the caller frees; NULL when there are none
+ * @nr: out: entries in @tiers
+ *
+ * Retries while tiers appear between the count and the fill.
+ *
+ * Context: any thread.
+ * Return: 0, or -errno (-ENOMEM when the array cannot be allocated).
+ */
+int svod_query_all(int fd, struct svod_tier_info **tiers, uint32_t *nr)
+{
+	struct svod_tier_info *arr = NULL, *grown;
+	uint32_t cap = 0;
+	int ret;
+
+	for (;;) {
+		ret = svod_query_tiers(fd, arr, cap, NULL);
+		if (ret < 0)
+			goto free_arr;
+		if ((uint32_t)ret <= cap)
+			break;
+		cap = (uint32_t)ret;
+		grown = realloc(arr, (size_t)cap * sizeof(*arr));
+		if (!grown) {
+			ret = -ENOMEM;
+			goto free_arr;
+		}
+		arr = grown;
+		memset(arr, 0, (size_t)cap * sizeof(*arr));
+	}
+	if (ret == 0) {
+		free(arr);
+		arr = NULL;
+	}
+	*tiers = arr;
+	*nr = (uint32_t)ret;
+	return 0;
+
+free_arr:
+	free(arr);
+	return ret;
+}
+
+static int svod_tier_find(int fd, const char *name, uint32_t id,
+			  struct svod_tier_info *out)
+{
+	struct svod_tier_info *tiers;
+	uint32_t nr, i;
+	int ret;
+
+	ret = svod_query_all(fd, &tiers, &nr);
+	if (ret)
+		return ret;
+	ret = -ENOENT;
+	for (i = 0; i < nr; i++) {
+		if (name ? strncmp(tiers[i].name, name, SVOD_NAME_LEN) == 0 :
+			   tiers[i].id == id) {
+			*out = tiers[i];
+			ret = 0;
+			break;
+		}
+	}
+	free(tiers);
+	return ret;
+}
+
+/**
+ * svod_tier_by_name() - look a tier up by name
+ * @fd: descriptor of /dev/svod
+ * @name: the tier name
+ * @out: the tier's record
+ *
+ * Context: any thread.
+ * Return: 0, -ENOENT if no tier has that name, or another -errno.
+ */
+int svod_tier_by_name(int fd, const char *name, struct svod_tier_info *out)
+{
+	return svod_tier_find(fd, name, 0, out);
+}
+
+/**
+ * svod_tier_by_id() - look a tier up by id
+ * @fd: descriptor of /dev/svod
+ * @id: the tier id
+ * @out: the tier's record
+ *
+ * Context: any thread.
+ * Return: 0, -ENOENT if no tier has that id, or another -errno.
+ */
+int svod_tier_by_id(int fd, uint32_t id, struct svod_tier_info *out)
+{
+	return svod_tier_find(fd, NULL, id, out);
+}
+
+/**
+ * svod_alloc() - allocate @size bytes in a tier
+ * @fd: descriptor of /dev/svod
+ * @tier: tier id
+ * @size: bytes, > 0
+ * @align: 0 for the tier's alignment, else a power of two
+ * @out: out: the whole reply (handle, device address, capacity)
+ *
+ * Context: any thread.
+ * Return: 0, or -errno (see Documentation/uapi.rst).
+ */
+int svod_alloc(int fd, uint32_t tier, uint64_t size, uint64_t align,
+	       struct svod_alloc *out)
+{
+	struct svod_alloc a = {
+		.tier = tier,
+		.size = size,
+		.align = align,
+	};
+	int ret;
+
+	ret = svod_ioctl(fd, SVOD_IOCTL_ALLOC, &a);
+	if (!ret)
+		*out = a;
+	return ret;
+}
+
+/**
+ * svod_free() - free an allocation of this open file
+ * @fd: descriptor of /dev/svod
+ * @handle: the handle
+ *
+ * Context: any thread.
+ * Return: 0, or -errno (-ESTALE for a handle this file does not hold).
+ */
+int svod_free(int fd, uint64_t handle)
+{
+	struct svod_free f = { .handle = handle };
+
+	return svod_ioctl(fd, SVOD_IOCTL_FREE, &f);
+}
+
+/**
+ * svod_resolve() - where a handle's allocation lives
+ * @fd: descriptor of /dev/svod
+ * @handle: the handle
+ * @out: out: tier, device address, capacity
+ *
+ * Context: any thread.
+ * Return: 0, or -errno (-ESTALE for a handle this file does not hold).
+ */
+int svod_resolve(int fd, uint64_t handle, struct svod_resolve *out)
+{
+	struct svod_resolve r = { .handle = handle };
+	int ret;
+
+	ret = svod_ioctl(fd, SVOD_IOCTL_RESOLVE, &r);
+	if (!ret)
+		*out = r;
+	return ret;
+}
+
+static int svod_xfer(int fd, unsigned long cmd, uint64_t handle,
+		     uint64_t offset, uintptr_t buf, uint64_t length,
+		     uint32_t flags, uint64_t *done)
+{
+	struct svod_xfer x = {
+		.handle = handle,
+		.offset = offset,
+		.user_ptr = buf,
+		.length = length,
+		.flags = flags,
+	};
+	int ret;
+
+	ret = svod_ioctl(fd, cmd, &x);
+	if (done)
+		*done = x.done;
+	return ret;
+}
+
+/**
+ * svod_stage() - copy user bytes into an allocation's device memory
+ * @fd: descriptor of /dev/svod
+ * @handle: the handle
+ * @offset: byte offset inside the allocation
+ * @buf: source bytes
+ * @length: bytes; 0 is a no-op
+ * @flags: SVOD_XFER_CPU, SVOD_XFER_DMA or 0 (auto)
+ * @done: out (may be NULL): bytes moved, as the driver reported them
+ *
+ * Context: any thread.
+ * Return: 0, or -errno.
+ */
+int svod_stage(int fd, uint64_t handle, uint64_t offset, const void *buf,
+	       uint64_t length, uint32_t flags, uint64_t *done)
+{
+	return svod_xfer(fd, SVOD_IOCTL_STAGE, handle, offset, (uintptr_t)buf,
+			 length, flags, done);
+}
+
+/**
+ * svod_read() - copy an allocation's device memory into user memory
+ * @fd: descriptor of /dev/svod
+ * @handle: the handle
+ * @offset: byte offset inside the allocation
+ * @buf: destination
+ * @length: bytes; 0 is a no-op
+ * @flags: SVOD_XFER_CPU, SVOD_XFER_DMA or 0 (auto)
+ * @done: out (may be NULL): bytes moved, as the driver reported them
+ *
+ * Context: any thread.
+ * Return: 0, or -errno.
+ */
+int svod_read(int fd, uint64_t handle, uint64_t offset, void *buf,
+	      uint64_t length, uint32_t flags, uint64_t *done)
+{
+	return svod_xfer(fd, SVOD_IOCTL_READ, handle, offset, (uintptr_t)buf,
+			 length, flags, done);
+}
+
+/**
+ * svod_plan() - SVOD_IOCTL_PLAN with a caller-built struct
+ * @fd: descriptor of /dev/svod
+ * @plan: in/out; see struct svod_plan
+ *
+ * Context: any thread.
+ * Return: 0, or -errno (@plan->failed_event says which event failed).
+ */
+int svod_plan(int fd, struct svod_plan *plan)
+{
+	return svod_ioctl(fd, SVOD_IOCTL_PLAN, plan);
+}
+
+#define SVOD_ERRNO(e, msg) [e] = { #e, msg }
+
+static const struct {
+	const char *name;
+	const char *msg;
+} svod_errnos[] = {
+	SVOD_ERRNO(EPERM, "operation not permitted"),
+	SVOD_ERRNO(ENOENT, "no such tier or file"),
+	SVOD_ERRNO(ESRCH, "no such process"),
+	SVOD_ERRNO(EINTR, "interrupted by a signal"),
+	SVOD_ERRNO(EIO, "input/output error"),
+	SVOD_ERRNO(E2BIG, "too many events"),
+	SVOD_ERRNO(EBADF, "bad file descriptor"),
+	SVOD_ERRNO(EAGAIN, "try again"),
+	SVOD_ERRNO(ENOMEM, "out of memory"),
+	SVOD_ERRNO(EACCES, "permission denied"),
+	SVOD_ERRNO(EFAULT, "bad address"),
+	SVOD_ERRNO(EBUSY, "tier has live allocations"),
+	SVOD_ERRNO(EEXIST, "overlaps another tier"),
+	SVOD_ERRNO(ENODEV, "device gone"),
+	SVOD_ERRNO(ENOTDIR, "not a directory"),
+	SVOD_ERRNO(EINVAL, "invalid argument"),
+	SVOD_ERRNO(EMFILE, "too many live handles in this file"),
+	SVOD_ERRNO(ENOTTY, "unknown ioctl"),
+	SVOD_ERRNO(ENOSPC, "no space in tier"),
+	SVOD_ERRNO(ERANGE, "out of range"),
+	SVOD_ERRNO(ENOSYS, "not implemented"),
+	SVOD_ERRNO(ENODATA, "no data"),
+	SVOD_ERRNO(EOPNOTSUPP, "operation not supported"),
+	SVOD_ERRNO(ETIMEDOUT, "timed out"),
+	SVOD_ERRNO(ESTALE, "stale handle"),
+	SVOD_ERRNO(EDQUOT, "byte quota of this file exceeded"),
+};
+
+/**
+ * svod_errno_name() - the symbolic name of an errno value
+ * @err: an errno value, positive or negative
+ *
+ * Context: any thread.
+ * Return: "ENOSPC" and the like, or "E?" for a value the table lacks.
+ */
+const char *svod_errno_name(int err)
+{
+	unsigned int e = err < 0 ? (unsigned int)-err : (unsigned int)err;
+
+	if (e < sizeof(svod_errnos) / sizeof(svod_errnos[0]) &&
+	    svod_errnos[e].name)
+		return svod_errnos[e].name;
+	return "E?";
+}
+
+/**
+ * svod_strerror() - a short description of an errno value, in svod's terms
+ * @err: an errno value, positive or negative
+ *
+ * Context: any thread.
+ * Return: a static string, e.g. "stale handle" for ESTALE.
+ */
+const char *svod_strerror(int err)
+{
+	unsigned int e = err < 0 ? (unsigned int)-err : (unsigned int)err;
+
+	if (e < sizeof(svod_errnos) / sizeof(svod_errnos[0]) &&
+	    svod_errnos[e].msg)
+		return svod_errnos[e].msg;
+	return "unknown error";
+}
+
+static int svod_parse_u64(const char *s, const char **end, uint64_t *val)
+{
+	char *e;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	*val = strtoull(s, &e, 0);
+	if (errno || e == s)
+		return -EINVAL;
+	*end = e;
+	return 0;
+}
+
+static int svod_parse_reserved(const char *s, const char *stop,
+			       struct svod_tier_decl *decl)
+{
+	const char *p = s;
+	uint64_t base, size;
+
+	for (;;) {
+		if (decl->nr_reserved == SVOD_MAX_RESERVED)
+			return -EINVAL;
+		if (svod_parse_u64(p, &p, &base) || *p != '+' ||
+		    svod_parse_u64(p + 1, &p, &size) || p > stop)
+			return -EINVAL;
+		decl->reserved[decl->nr_reserved].base = base;
+		decl->reserved[decl->nr_reserved].size = size;
+		decl->nr_reserved++;
+		if (p == stop)
+			return 0;
+		if (*p++ != ',')
+			return -EINVAL;
+	}
+}
+
+/**
+ * svod_decl_parse() - parse one svod_tiers line
+ * @line: "<name> bar=<n> offset=.. size=.. base=.. align=.. [reserved=..]",
+ *	ended by NUL, newline or ';'
+ * @decl: out: the parsed tier
+ *
+ * Every key but reserved must be present, each at most once; numbers are
+ * decimal or 0x-prefixed hexadecimal. No value is range-checked here: that
+ * is the driver's job (a test may want to send nonsense on purpose).
+ *
+ * Context: any thread.
+ * Return: 0, or -EINVAL for a malformed line.
+ */
+int svod_decl_parse(const char *line, struct svod_tier_decl *decl)
+{
+	static const char *const keys[] = {
+		"bar=", "offset=", "size=", "base=", "align=", "reserved="
+	};
+	size_t len = strcspn(line, "\n;");
+	const char *p = line, *stop = line + len, *tok_end;
+	unsigned int seen = 0, k;
+	uint64_t v;
+	size_t n;
+
+	memset(decl, 0, sizeof(*decl));
+	while (p < stop && (*p == ' ' || *p == '\t'))
+		p++;
+	n = strcspn(p, " \t\n;");
+	if (n == 0 || n >= SVOD_NAME_LEN || memchr(p, '=', n))
+		return -EINVAL;
+	memcpy(decl->name, p, n);
+	p += n;
+	for (;;) {
+		while (p < stop && (*p == ' ' || *p == '\t'))
+			p++;
+		if (p >= stop)
+			break;
+		tok_end = p + strcspn(p, " \t\n;");
+		for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+			if (!strncmp(p, keys[k], strlen(keys[k])))
+				break;
+		if (k == sizeof(keys) / sizeof(keys[0]) || seen & (1U << k))
+			return -EINVAL;
+		seen |= 1U << k;
+		p += strlen(keys[k]);
+		if (k == 5) {
+			if (svod_parse_reserved(p, tok_end, decl))
+				return -EINVAL;
+			p = tok_end;
+			continue;
+		}
+		if (svod_parse_u64(p, &p, &v) || p != tok_end)
+			return -EINVAL;
+		switch (k) {
+		case 0:
+			if (v > UINT32_MAX)
+				return -EINVAL;
+			decl->bar = (uint32_t)v;
+			break;
+		case 1:
+			decl->offset = v;
+			break;
+		case 2:
+			decl->size = v;
+			break;
+		case 3:
+			decl->base = v;
+			break;
+		default:
+			decl->align = v;
+			break;
+		}
+	}
+	return (seen & 0x1f) == 0x1f ? 0 : -EINVAL;
+}
+
+/**
+ * svod_decl_format() - format one tier as an svod_tiers line
+ * @decl: the tier
+ * @buf: out: the line, NUL-terminated, without a newline
+ * @len: bytes at @buf
+ *
+ * Context: any thread.
+ * Return: the line's length, or -ENOSPC if @buf is too small, -EINVAL if
+ * @decl has more than SVOD_MAX_RESERVED reserved regions.
+ */
+int svod_decl_format(const struct svod_tier_decl *decl, char *buf, size_t len)
+{
+	size_t pos;
+	uint32_t i;
+	int n;
+
+	if (decl->nr_reserved > SVOD_MAX_RESERVED)
+		return -EINVAL;
+	n = snprintf(buf, len,
+		     "%.*s bar=%" PRIu32 " offset=0x%" PRIx64 " size=0x%" PRIx64
+		     " base=0x%" PRIx64 " align=%" PRIu64,
+		     SVOD_NAME_LEN, decl->name, decl->bar, decl->offset,
+		     decl->size, decl->base, decl->align);
+	if (n < 0 || (size_t)n >= len)
+		return -ENOSPC;
+	pos = (size_t)n;
+	for (i = 0; i < decl->nr_reserved; i++) {
+		n = snprintf(buf + pos, len - pos, "%s0x%" PRIx64 "+0x%" PRIx64,
+			     i ? "," : " reserved=", (uint64_t)decl->reserved[i].base,
+			     (uint64_t)decl->reserved[i].size);
+		if (n < 0 || (size_t)n >= len - pos)
+			return -ENOSPC;
+		pos += (size_t)n;
+	}
+	return (int)pos;
+}
+
+static int svod_sysfs_read(const char *path, char *buf, size_t len)
+{
+	size_t pos = 0;
+	ssize_t n;
+	int fd, ret;
+
+	if (len == 0)
+		return -ENOSPC;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (pos < len - 1) {
+		n = read(fd, buf + pos, len - 1 - pos);
+		if (n < 0) {
+			ret = -errno;
+			goto close_fd;
+		}
+		if (n == 0)
+			break;
+		pos += (size_t)n;
+	}
+	buf[pos] = '\0';
+	ret = (int)pos;
+close_fd:
+	close(fd);
+	return ret;
+}
+
+static int svod_sysfs_write(const char *path, const char *text)
+{
+	size_t len = strlen(text);
+	ssize_t n;
+	int fd, ret = 0;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* sysfs takes one store per write(): never split the text. */
+	n = write(fd, text, len);
+	if (n < 0)
+		ret = -errno;
+	else if ((size_t)n != len)
+		ret = -EIO;
+	if (close(fd) < 0 && !ret)
+		ret = -errno;
+	return ret;
+}
+
+/**
+ * svod_tiers_read() - read a device's tier declaration
+ * @bdf: PCI address, e.g. "0000:00:04.0"
+ * @buf: out: the text, NUL-terminated (one tier per line)
+ * @len: bytes at @buf
+ *
+ * Context: any thread.
+ * Return: bytes read, or -errno.
+ */
+int svod_tiers_read(const char *bdf, char *buf, size_t len)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), SVOD_SYSFS_DEVICES "/%s/svod_tiers", bdf);
+	return svod_sysfs_read(path, buf, len);
+}
+
+/**
+ * svod_tiers_write() - replace a device's tier set
+ * @bdf: PCI address, e.g. "0000:00:04.0"
+ * @text: the new declaration: lines or ';'-separated tiers
+ *
+ * The text goes to the driver in a single write(); the driver applies all of
+ * it or none of it.
+ *
+ * Context: any thread; needs CAP_SYS_ADMIN.
+ * Return: 0, or -errno (-EPERM, -EINVAL, -ERANGE, -EEXIST, -EBUSY, ...).
+ */
+int svod_tiers_write(const char *bdf, const char *text)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), SVOD_SYSFS_DEVICES "/%s/svod_tiers", bdf);
+	return svod_sysfs_write(path, text);
+}
+
+static int svod_cmp_bdf(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+/**
+ * svod_devices() - the PCI devices bound to the svod driver
+ * @bdfs: out: up to @cap PCI addresses, sorted
+ * @cap: entries at @bdfs
+ *
+ * Context: any thread.
+ * Return: the number of bound devices (may exceed @cap: only @cap were
+ * filled), or -errno (-ENOENT when the driver is not loaded).
+ */
+int svod_devices(char (*bdfs)[SVOD_NAME_LEN], unsigned int cap)
+{
+	struct dirent *de;
+	unsigned int nr = 0;
+	DIR *dir;
+
+	dir = opendir(SVOD_SYSFS_DRIVER);
+	if (!dir)
+		return -errno;
+	while ((de = readdir(dir))) {
+		/* Devices are the "dddd:bb:dd.f" links; skip bind, module, ... */
+		if (!strchr(de->d_name, ':') || strlen(de->d_name) >= SVOD_NAME_LEN)
+			continue;
+		if (nr < cap)
+			strcpy(bdfs[nr], de->d_name);
+		nr++;
+	}
+	closedir(dir);
+	qsort(bdfs, nr < cap ? nr : cap, sizeof(*bdfs), svod_cmp_bdf);
+	return (int)nr;
+}
+
+/**
+ * svod_param_read() - read a numeric module parameter of svod
+ * @name: parameter name, e.g. "max_handles"
+ * @val: out: its value
+ *
+ * Context: any thread.
+ * Return: 0, -ENOENT if there is no such parameter, -EINVAL if it is not a
+ * number, or another -errno.
+ */
+int svod_param_read(const char *name, uint64_t *val)
+{
+	char path[256], buf[64], *end;
+	int ret;
+
+	snprintf(path, sizeof(path), SVOD_SYSFS_PARAMS "/%s", name);
+	ret = svod_sysfs_read(path, buf, sizeof(buf));
+	if (ret < 0)
+		return ret;
+	errno = 0;
+	*val = strtoull(buf, &end, 0);
+	if (errno || end == buf || (*end && *end != '\n'))
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * svod_param_write() - set a numeric module parameter of svod
+ * @name: parameter name, e.g. "max_handles"
+ * @val: the new value
+ *
+ * Context: any thread; needs root (the parameter must be writable).
+ * Return: 0, or -errno (-EACCES when the parameter is read-only).
+ */
+int svod_param_write(const char *name, uint64_t val)
+{
+	char path[256], buf[32];
+
+	snprintf(path, sizeof(path), SVOD_SYSFS_PARAMS "/%s", name);
+	snprintf(buf, sizeof(buf), "%" PRIu64 "\n", val);
+	return svod_sysfs_write(path, buf);
+}
+
+/**
+ * svod_driver_bind() - bind a PCI device to svod, or unbind it
+ * @bdf: PCI address, e.g. "0000:00:04.0"
+ * @bind: nonzero to bind, zero to unbind
+ *
+ * Context: any thread; needs root.
+ * Return: 0, or -errno.
+ */
+int svod_driver_bind(const char *bdf, int bind)
+{
+	return svod_sysfs_write(bind ? SVOD_SYSFS_DRIVER "/bind" :
+				       SVOD_SYSFS_DRIVER "/unbind", bdf);
+}

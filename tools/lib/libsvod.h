@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libsvod: a thin C library over the ioctls of /dev/svod.
+ *
+ * Every call returns 0 (or a count) on success and -errno on failure; errno
+ * itself is left as the system call set it. The library keeps no state: the
+ * caller owns the file descriptor and passes it to every call. Handles are
+ * valid only in the open file that issued them (and in every process that
+ * shares that open file through fork() or SCM_RIGHTS).
+ *
+ * Besides the ioctls, the library reads and writes the sysfs tier declaration
+ * of a bound device (/sys/bus/pci/devices/<bdf>/svod_tiers), whose line
+ * format is
+ *   <name> bar=<n> offset=0x.. size=0x.. base=0x.. align=<n> [reserved=0xB+0xS,...]
+ */
+#ifndef LIBSVOD_H
+#define LIBSVOD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/svod.h>
+
+#define SVOD_DEV_PATH		"/dev/svod"
+#define SVOD_SYSFS_DRIVER	"/sys/bus/pci/drivers/svod"
+#define SVOD_SYSFS_DEVICES	"/sys/bus/pci/devices"
+#define SVOD_SYSFS_PARAMS	"/sys/module/svod/parameters"
+
+/* Longest svod_tiers line the library formats or parses. */
+#define SVOD_DECL_LINE_MAX	512
+
+int svod_open(void);
+int svod_open_path(const char *path);
+int svod_close(int fd);
+int svod_ioctl(int fd, unsigned long cmd, void *arg);
+
+int svod_query(int fd, struct svod_query *q);
+int svod_query_tiers(int fd, struct svod_tier_info *tiers, uint32_t cap,
+		     uint32_t *abi_version);
+int svod_query_all(int fd, struct svod_tier_info **tiers, uint32_t *nr);
+int svod_tier_by_name(int fd, const char *name, struct svod_tier_info *out);
+int svod_tier_by_id(int fd, uint32_t id, struct svod_tier_info *out);
+
+int svod_alloc(int fd, uint32_t tier, uint64_t size, uint64_t align,
+	       struct svod_alloc *out);
+int svod_free(int fd, uint64_t handle);
+int svod_resolve(int fd, uint64_t handle, struct svod_resolve *out);
+int svod_stage(int fd, uint64_t handle, uint64_t offset, const void *buf,
+	       uint64_t length, uint32_t flags, uint64_t *done);
+int svod_read(int fd, uint64_t handle, uint64_t offset, void *buf,
+	      uint64_t length, uint32_t flags, uint64_t *done);
+int svod_plan(int fd, struct svod_plan *plan);
+
+const char *svod_errno_name(int err);
+const char *svod_strerror(int err);
+
+/**
+ * struct svod_tier_decl - one tier of a device's svod_tiers declaration
+ * @name: tier name, NUL-terminated
+ * @bar: PCI BAR index
+ * @offset: first byte of the tier inside the BAR
+ * @size: bytes
+ * @base: device-side address of the tier's first byte
+ * @align: minimum alignment, a power of two
+ * @nr_reserved: valid entries in @reserved
+ * @reserved: reserved regions (device addresses), as written in the line
+ */
+struct svod_tier_decl {
+	char name[SVOD_NAME_LEN];
+	uint32_t bar;
+	uint64_t offset;
+	uint64_t size;
+	uint64_t base;
+	uint64_t align;
+	uint32_t nr_reserved;
+	struct svod_region reserved[SVOD_MAX_RESERVED];
+};
+
+int svod_decl_parse(const char *line, struct svod_tier_decl *decl);
+int svod_decl_format(const struct svod_tier_decl *decl, char *buf, size_t len);
+int svod_tiers_read(const char *bdf, char *buf, size_t len);
+int svod_tiers_write(const char *bdf, const char *text);
+int svod_devices(char (*bdfs)[SVOD_NAME_LEN], unsigned int cap);
+int svod_param_read(const char *name, uint64_t *val);
+int svod_param_write(const char *name, uint64_t val);
+int svod_driver_bind(const char *bdf, int bind);
+
+#endif /* LIBSVOD_H */

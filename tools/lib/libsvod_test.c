@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host-side test of libsvod's pure parts (no /dev/svod needed): the tier
+ * declaration parser and formatter, errno names, and -errno propagation
+ * from real system calls. Prints "ok - NAME" / "not ok - NAME" per check,
+ * exits 1 if any failed. argv[1] names the library flavour under test.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "libsvod.h"
+
+static const char *flavour = "";
+static int failed;
+
+static void check(int cond, const char *name)
+{
+	printf("%s - libsvod %s: %s\n", cond ? "ok" : "not ok", flavour, name);
+	if (!cond)
+		failed = 1;
+}
+
+static void test_decl_round_trip(void)
+{
+	const char *line = "hbm bar=2 offset=0x1000 size=0x100000 base=0x80000000 "
+			   "align=64 reserved=0x80000000+0x1000,0x80010000+0x40";
+	struct svod_tier_decl d, d2;
+	char buf[SVOD_DECL_LINE_MAX];
+	int n;
+
+	check(svod_decl_parse(line, &d) == 0 && !strcmp(d.name, "hbm") &&
+	      d.bar == 2 && d.offset == 0x1000 && d.size == 0x100000 &&
+	      d.base == 0x80000000 && d.align == 64 && d.nr_reserved == 2 &&
+	      d.reserved[0].base == 0x80000000 && d.reserved[0].size == 0x1000 &&
+	      d.reserved[1].base == 0x80010000 && d.reserved[1].size == 0x40,
+	      "decl_parse_full_line");
+	n = svod_decl_format(&d, buf, sizeof(buf));
+	check(n == (int)strlen(line) && !strcmp(buf, line), "decl_format_round_trip");
+	check(svod_decl_parse(buf, &d2) == 0 && !memcmp(&d, &d2, sizeof(d)),
+	      "decl_parse_of_format_identical");
+	check(svod_decl_format(&d, buf, 20) == -ENOSPC, "decl_format_short_buffer_enospc");
+	check(svod_decl_parse("a bar=2 offset=0 size=4096 base=0 align=64;b bar=2", &d) == 0 &&
+	      !strcmp(d.name, "a") && d.size == 4096 && d.nr_reserved == 0,
+	      "decl_parse_stops_at_semicolon");
+}
+
+static void test_decl_malformed(void)
+{
+	static const char *const bad[] = {
+		"",
+		"   ",
+		"bar=2 offset=0 size=1 base=0 align=1",
+		"t bar=2 offset=0 size=1 base=0",
+		"t bar=2 offset=0 size=1 base=0 align=1 bogus=1",
+		"t bar=2 bar=2 offset=0 size=1 base=0 align=1",
+		"t bar=x offset=0 size=1 base=0 align=1",
+		"t bar=2 offset=0 size=1z base=0 align=1",
+		"t bar=2 offset=0 size=1 base=0 align=1 reserved=0x10",
+		"t bar=2 offset=0 size=1 base=0 align=1 reserved=0x10+0x10,",
+		"t bar=2 offset=0 size=-1 base=0 align=1",
+		"t bar=2 offset=0 size=99999999999999999999 base=0 align=1",
+		"name_that_is_far_too_long_for_svod_tiers bar=2 offset=0 size=1 base=0 align=1",
+	};
+	struct svod_tier_decl d;
+	unsigned int i, ok = 0;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (svod_decl_parse(bad[i], &d) == -EINVAL)
+			ok++;
+		else
+			printf("# accepted malformed line: \"%s\"\n", bad[i]);
+	}
+	check(ok == sizeof(bad) / sizeof(bad[0]), "decl_parse_malformed_einval");
+	check(svod_decl_parse("t bar=2 offset=0 size=1 base=0 align=1 reserved="
+			      "0+1,2+1,4+1,6+1,8+1,10+1,12+1,14+1,16+1", &d) == -EINVAL,
+	      "decl_parse_too_many_reserved_einval");
+}
+
+static void test_errno_names(void)
+{
+	check(!strcmp(svod_errno_name(-ESTALE), "ESTALE") &&
+	      !strcmp(svod_errno_name(ENOSPC), "ENOSPC") &&
+	      !strcmp(svod_errno_name(-EDQUOT), "EDQUOT") &&
+	      !strcmp(svod_errno_name(-ENOTTY), "ENOTTY"), "errno_name_known");
+	check(!strcmp(svod_errno_name(-4095), "E?") && !strcmp(svod_errno_name(0), "E?"),
+	      "errno_name_unknown");
+	check(!strcmp(svod_strerror(-ESTALE), "stale handle"), "strerror_svod_terms");
+}
+
+static void test_syscall_errors(void)
+{
+	struct svod_tier_info *tiers = NULL;
+	struct svod_alloc a;
+	uint32_t nr = 7;
+	int fd;
+
+	check(svod_open_path("/nonexistent/svod") == -ENOENT, "open_missing_enoent");
+	fd = open("/dev/null", O_RDWR);
+	check(svod_alloc(fd, 0, 4096, 0, &a) == -ENOTTY, "alloc_on_non_svod_enotty");
+	check(svod_query_all(fd, &tiers, &nr) == -ENOTTY && nr == 7 && !tiers,
+	      "query_all_error_leaves_outputs");
+	check(svod_free(-1, 1) == -EBADF, "free_bad_fd_ebadf");
+	check(svod_close(fd) == 0 && svod_close(fd) == -EBADF, "close_twice_ebadf");
+	check(svod_tiers_read("9999:99:99.9", (char[16]){}, 16) == -ENOENT,
+	      "tiers_read_missing_device_enoent");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1)
+		flavour = argv[1];
+	test_decl_round_trip();
+	test_decl_malformed();
+	test_errno_names();
+	test_syscall_errors();
+	return failed;
+}
