@@ -4,7 +4,8 @@
 # The build lives outside the work tree, under $SVOD_CACHE (default
 # /var/cache/svod), in a directory keyed by the config fragment, the source
 # package version and the compiler, so an unchanged setup is built once.
-# Prints the kernel build directory (usable as KDIR) as its last line.
+# Prints the kernel build directory (usable as KDIR) as its last line;
+# with --source-dir, only unpacks the source and prints its directory.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -16,8 +17,13 @@ key=$( (cat "$frag"; echo "$srcver"; gcc --version | head -1; echo v1) |
 src=$cache/linux-source-$srcver
 out=$cache/kernel-$key
 
-if [ -f "$out/.svod-built" ]; then
+if [ "${1:-}" != --source-dir ] && [ -f "$out/.svod-built" ]; then
 	echo "$out"
+	exit 0
+fi
+
+if [ "${1:-}" = --source-dir ] && [ -f "$src/.svod-unpacked" ]; then
+	echo "$src"
 	exit 0
 fi
 
@@ -32,6 +38,10 @@ if [ ! -f "$src/.svod-unpacked" ]; then
 	tar -C "$src.tmp" --strip-components=1 -xf /usr/src/linux-source-6.1.tar.xz
 	touch "$src.tmp/.svod-unpacked"
 	mv "$src.tmp" "$src"
+fi
+if [ "${1:-}" = --source-dir ]; then
+	echo "$src"
+	exit 0
 fi
 
 if [ ! -f "$out/.svod-built" ]; then

@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Judge one guest run of svod's rig.
+
+Reads the kernel console (ttyS0) and the userspace log (ttyS1) of one boot and
+prints one line per verdict, `ok - <what>` or `not ok - <what>`, counting:
+every KUnit case, every harness case, the guest reaching its end, each module
+load, and the absence of kernel splats and kmemleak reports. A failure quotes
+the log line it comes from. Exit status: 0 if nothing failed.
+
+In `selftest` mode the guest loaded a module with a deliberately failing KUnit
+case and a deliberate WARN_ON; the verdicts are then whether the judge caught
+each of them, so a judge that cannot fail fails here.
+"""
+import argparse
+import re
+import sys
+
+TIMESTAMP = re.compile(r"^\[\s*\d+\.\d+\]\s?")
+SPLAT = re.compile(
+    r"BUG:|WARNING:|KASAN|Oops|Kernel panic|general protection fault|"
+    r"Call Trace:|possible recursive locking|possible circular locking|"
+    r"inconsistent lock state|INFO: lockdep|lock held when returning|"
+    r"soft lockup|hard LOCKUP|rcu: INFO|self-detected stall|"
+    r"blocked for more than|UBSAN:|list_(add|del) corruption|"
+    r"unreferenced object"
+)
+KTAP_RESULT = re.compile(r"^(\s*)(not ok|ok) (\d+) (?:- )?(.*?)(?:\s+#\s*(SKIP.*))?$")
+SUBTEST = re.compile(r"^(\s*)# Subtest: (\S+)")
+
+
+class Verdicts:
+    def __init__(self, prefix):
+        self.prefix = prefix
+        self.lines = []
+
+    def add(self, good, what, quote=None):
+        line = f"{'ok' if good else 'not ok'} - {self.prefix}: {what}"
+        if quote is not None and not good:
+            line += f"  <<< {quote.strip()[:200]}"
+        self.lines.append((good, line))
+
+    @property
+    def failed(self):
+        return sum(1 for good, _ in self.lines if not good)
+
+
+def read_lines(path):
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return [TIMESTAMP.sub("", l.rstrip("\r\n")) for l in f]
+    except FileNotFoundError:
+        return []
+
+
+def judge_kunit(v, console, expected):
+    """Count every KUnit case (indent 4 under a suite); a suite that starts
+    and never reports its result, or is expected and never starts, fails."""
+    seen = {}
+    suite = None
+    for line in console:
+        m = SUBTEST.match(line)
+        if m and len(m.group(1)) == 4:
+            suite = m.group(2)
+            seen[suite] = None
+            continue
+        m = KTAP_RESULT.match(line)
+        if not m or suite is None:
+            continue
+        indent, result, _, name, skip = m.groups()
+        if len(indent) == 4:
+            if skip:
+                v.add(True, f"kunit {suite}.{name} # {skip}")
+            else:
+                v.add(result == "ok", f"kunit {suite}.{name}", line)
+        elif len(indent) == 0 and name == suite:
+            seen[suite] = result
+            suite = None
+    for s, result in seen.items():
+        if result is None:
+            v.add(False, f"kunit suite {s} never finished (crash or hang)")
+    for s in expected:
+        if s not in seen:
+            v.add(False, f"kunit suite {s} did not run")
+
+
+def judge_harness(v, harness):
+    """Each t_* binary runs between begin/end markers and prints TAP."""
+    current = None
+    ran = 0
+    for line in harness:
+        m = re.match(r"^svod-harness: begin (\S+)", line)
+        if m:
+            current = {"name": m.group(1), "plan": None, "count": 0}
+            ran += 1
+            continue
+        m = re.match(r"^svod-harness: end (\S+) rc=(\d+)", line)
+        if m and current:
+            name, rc = current["name"], int(m.group(2))
+            complete = current["plan"] is not None and current["plan"] == current["count"]
+            v.add(complete and rc == 0,
+                  f"harness {name} ran to completion (plan {current['plan']}, "
+                  f"results {current['count']}, rc {rc})", line)
+            current = None
+            continue
+        if current is None:
+            continue
+        m = re.match(r"^1\.\.(\d+)", line)
+        if m:
+            current["plan"] = int(m.group(1))
+            continue
+        m = KTAP_RESULT.match(line)
+        if m and len(m.group(1)) == 0:
+            _, result, _, name, skip = m.groups()
+            current["count"] += 1
+            what = f"harness {current['name']}: {name}"
+            if skip:
+                v.add(True, f"{what} # {skip}")
+            else:
+                v.add(result == "ok", what, line)
+    if current:
+        v.add(False, f"harness {current['name']} never ended (guest died or timed out)")
+    if not ran:
+        v.add(False, "harness ran (no t_* binary ran in the guest)")
+
+
+def find_splats(console, harness):
+    hits = [l for l in console if SPLAT.search(l)]
+    inside = False
+    for line in harness:
+        if line.startswith("svod-kmemleak: begin"):
+            inside = True
+        elif line.startswith("svod-kmemleak: end"):
+            inside = False
+        elif inside and line.strip():
+            hits.append("kmemleak: " + line)
+    return hits
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--mode", required=True)
+    ap.add_argument("--console", required=True)
+    ap.add_argument("--harness", required=True)
+    ap.add_argument("--suites", default="")
+    ap.add_argument("--bench")
+    ap.add_argument("--timed-out", default="0")
+    a = ap.parse_args()
+
+    console = read_lines(a.console)
+    harness = read_lines(a.harness)
+    expected = a.suites.split() if a.mode == "test" else []
+
+    v = Verdicts(a.mode)
+    if a.mode != "selftest":
+        for line in harness:
+            if line.startswith("svod-guest: insmod ") and " failed" in line:
+                v.add(False, f"module load: {line[len('svod-guest: insmod '):]}", line)
+            elif line.startswith("svod-guest: rmmod svod failed"):
+                v.add(False, "svod.ko unloads", line)
+    judge_kunit(v, console, expected)
+    if a.mode not in ("selftest", "demo"):
+        judge_harness(v, harness)
+    splats = find_splats(console, harness)
+
+    if a.mode == "selftest":
+        # The verdicts above are the judge's own output on a run that must fail.
+        caught_kunit = any(not good and "svod_rig_selftest.rig_fails_on_purpose" in line
+                           for good, line in v.lines)
+        caught_warn = any("WARNING:" in l and "svod_selftest" in l for l in splats)
+        s = Verdicts("selftest")
+        s.add(caught_kunit, "judge reports the deliberately failing KUnit case")
+        s.add(caught_warn, "judge reports the deliberate WARN_ON")
+        s.add(any(good for good, _ in v.lines), "judge counts the passing KUnit case")
+        v = s
+    else:
+        for hit in splats:
+            v.add(False, "kernel splat", hit)
+        if not splats:
+            v.add(True, "no kernel splat (BUG, WARNING, KASAN, lockdep, Oops, kmemleak)")
+
+    done = any(l.startswith("svod-guest: done") for l in harness)
+    v.add(done and a.timed_out != "1", "guest ran to its end and powered off",
+          "timed out" if a.timed_out == "1" else (harness[-1] if harness else "no output"))
+
+    if a.bench:
+        with open(a.bench, "w") as f:
+            for line in harness:
+                if line.startswith("# bench:"):
+                    f.write(line + "\n")
+    for _, line in v.lines:
+        print(line)
+    return 1 if v.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,50 @@
+# Shared by the rig's scripts. Sourced, not run.
+
+# The Debian stock kernel release that linux-image-amd64 installed.
+stock_release() {
+	local v
+	v=$(ls /boot/vmlinuz-*-amd64 2>/dev/null | sed 's|.*/vmlinuz-||' | sort -V | tail -1)
+	[ -n "$v" ] || { echo "rig: no Debian kernel in /boot (linux-image-amd64)" >&2; return 1; }
+	echo "$v"
+}
+
+# kdir_for KIND: kernel build tree for test (ours, cached) or stock (Debian headers).
+kdir_for() {
+	if [ "$1" = test ]; then
+		"$top/tools/rig/kernel.sh" | tail -1
+	else
+		echo "/usr/src/linux-headers-$(stock_release)"
+	fi
+}
+
+# build_modules KIND KDIR [MAKEFLAGS...]: build svod.ko (and the test-only
+# modules) for one kernel in build/KIND, so two kernels never share objects.
+# Prints the directory holding the .ko files.
+build_modules() {
+	local kind=$1 kdir=$2 b=$top/build/$1
+	shift 2
+	mkdir -p "$b/src" "$b/modules"
+	# Excluded (built) files survive --delete: rebuilds stay incremental.
+	rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
+		--exclude='*.mod*' --exclude='modules.order' --exclude='Module.symvers' \
+		"$top/Kbuild" "$top/driver" "$top/uapi" "$top/kunit" "$b/src/"
+	make -s -C "$kdir" M="$b/src" "$@" modules >&2
+	rm -f "$b/modules/"*.ko
+	cp "$b/src/svod.ko" "$b/modules/"
+	local t
+	for t in "$top"/tools/testing/*/Kbuild; do
+		[ -f "$t" ] || continue
+		t=$(dirname "$t")
+		[ "$kind" = test ] || [ "$(basename "$t")" != selftest ] || continue
+		rsync -a "$t/" "$b/$(basename "$t")/"
+		make -s -C "$kdir" M="$b/$(basename "$t")" modules >&2
+		cp "$b/$(basename "$t")"/*.ko "$b/modules/"
+	done
+	echo "$b/modules"
+}
+
+# Every KUnit suite name declared under kunit/ (what the test guest must run).
+kunit_suites() {
+	grep -ho '\.name *= *"svod_[a-z_0-9]*"' "$top"/kunit/*.c 2>/dev/null |
+		sed 's/.*"\(.*\)"/\1/' | sort -u | tr '\n' ' '
+}

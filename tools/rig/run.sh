@@ -1,0 +1,58 @@
+#!/bin/bash
+# run.sh MODE: build what the guest needs, boot it in QEMU (TCG) with an
+# ivshmem-plain BAR backed by a fresh 64 MiB file and an edu DMA device,
+# and judge the logs. MODE: test (our test kernel: KUnit + harness),
+# stock (Debian's kernel: harness), selftest (deliberate failures),
+# demo (Debian's kernel: `svodctl demo`).
+# Prints judged lines (`ok - ...`/`not ok - ...`); exits non-zero on failure.
+# Logs stay in build/run-MODE/ (console.log: kernel, harness.log: userspace).
+set -euo pipefail
+mode=${1:?usage: run.sh test|stock|selftest|demo}
+top=$(cd "$(dirname "$0")/../.." && pwd)
+rig=$top/tools/rig
+# shellcheck source=tools/rig/lib.sh
+. "$rig/lib.sh"
+
+case $mode in
+test|selftest) kind=test ;;
+stock|demo) kind=stock ;;
+*) echo "run.sh: unknown mode '$mode' (test|stock|selftest|demo)" >&2; exit 2 ;;
+esac
+
+out=$top/build/run-$mode
+rm -rf "$out"
+mkdir -p "$out"
+
+kdir=$(kdir_for "$kind")
+moddir=$(build_modules "$kind" "$kdir")
+if [ "$kind" = test ]; then
+	kernel=$kdir/arch/x86/boot/bzImage
+	append="acpi=noirq"
+else
+	kernel=/boot/vmlinuz-$(stock_release)
+	append=""
+fi
+make -s -C "$top/tools" harness >&2
+
+"$rig/mkinitramfs.sh" "$kind" "$moddir" "$out/initramfs.cpio.gz"
+truncate -s 64M "$out/ivshmem.bin"
+
+timeout_s=${SVODRIG_TIMEOUT:-900}
+echo "run: booting $kind kernel ($mode), hard timeout ${timeout_s}s" >&2
+start=$(date +%s)
+rc=0
+timeout -s KILL "$timeout_s" qemu-system-x86_64 \
+	-machine pc -accel tcg -smp 2 -m 1536 -no-reboot \
+	-display none -monitor none \
+	-kernel "$kernel" -initrd "$out/initramfs.cpio.gz" \
+	-append "console=ttyS0 panic=-1 kasan_multi_shot $append SVODRIG_MODE=$mode" \
+	-serial "file:$out/console.log" -serial "file:$out/harness.log" \
+	-object "memory-backend-file,id=shm0,mem-path=$out/ivshmem.bin,size=64M,share=on" \
+	-device ivshmem-plain,memdev=shm0 \
+	-device edu,dma_mask=0xffffffffffffffff || rc=$?
+echo "run: guest ran $(( $(date +%s) - start )) s, qemu rc=$rc" >&2
+[ $rc = 137 ] && echo "run: QEMU killed at the ${timeout_s}s timeout" >&2
+
+python3 "$rig/judge.py" --mode "$mode" --suites "$(kunit_suites)" \
+	--console "$out/console.log" --harness "$out/harness.log" \
+	--bench "$out/bench.txt" --timed-out "$([ $rc = 137 ] && echo 1 || echo 0)"
