@@ -1,6 +1,6 @@
 #!/bin/bash
 # mkinitramfs.sh KIND MODULE_DIR OUT: the guest's initramfs for kernel KIND
-# (test|stock): static busybox, /init, the .ko files in MODULE_DIR and the
+# (test|stock): busybox (static, from busybox-static), /init, the .ko files in MODULE_DIR and the
 # static harness binaries in tools/harness/bin.
 set -euo pipefail
 kind=$1 moddir=$2 out=$3
@@ -10,8 +10,6 @@ trap 'rm -rf "$stage"' EXIT
 
 mkdir -p "$stage"/{bin,dev,proc,sys,tmp,svod/bin,svod/modules}
 cp /bin/busybox "$stage/bin/busybox"
-file -b /bin/busybox 2>/dev/null | grep -q 'statically linked' || [ ! -x /usr/bin/file ] ||
-	{ echo "mkinitramfs: /bin/busybox is not static (install busybox-static)" >&2; exit 1; }
 ln -s busybox "$stage/bin/sh"
 mknod -m 600 "$stage/dev/console" c 5 1
 cp "$top/tools/rig/init" "$stage/init"
