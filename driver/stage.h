@@ -100,7 +100,7 @@ struct svod_xfer_req {
 int svod_stage_xfer(const struct svod_bar *bar, const struct svod_xfer_req *req,
 		    struct svod_stage_stats *stats, u64 *done);
 bool svod_stage_has_dma(void);
-int svod_stage_init(void);
+void svod_stage_init(void);
 void svod_stage_exit(void);
 
 /* The engine's parts, called directly by kunit/stage_test.c only. */

@@ -1,0 +1,505 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * svod staging engines.
+ *
+ * CPU engine: the user buffer is copied through a kernel bounce buffer
+ * (copy_from_iter()/copy_to_iter(), so every kind of user mapping works and
+ * faults become -EFAULT) and from there to the write-combined BAR mapping with
+ * memcpy_toio(); wmb() drains the write-combining buffers before the call
+ * returns. Documentation/staging.rst says why a bounce buffer and not pinned
+ * pages.
+ *
+ * DMA engine: a dmaengine DMA_MEMCPY channel, taken once at module init. Each
+ * chunk of the user buffer is pinned, described by a scatterlist mapped for
+ * the channel's device, and copied to (or from) the BAR range mapped with
+ * dma_map_resource() on that device: peer-to-peer into the BAR.
+ *
+ * Both engines work in chunks: between two chunks they reschedule and stop
+ * with -EINTR on a fatal signal. Bytes moved before that stay moved; @done
+ * says how many.
+ */
+
+#include <linux/dma-mapping.h>
+#include <linux/dmaengine.h>
+#include <linux/io.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/scatterlist.h>
+#include <linux/sched/signal.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/uio.h>
+
+#include <linux/svod.h>
+
+#include "stage.h"
+
+#define SVOD_STAGE_CPU_CHUNK	SZ_1M
+#define SVOD_STAGE_DMA_CHUNK	SZ_64K
+/* A chunk that does not start on a page boundary spans one more page. */
+#define SVOD_STAGE_DMA_PAGES	(SVOD_STAGE_DMA_CHUNK / PAGE_SIZE + 1)
+
+static unsigned long dma_threshold;
+module_param(dma_threshold, ulong, 0644);
+MODULE_PARM_DESC(dma_threshold,
+		 "Auto mode uses DMA for transfers longer than this many bytes when a DMA_MEMCPY channel exists; 0 (default): never");
+
+static unsigned int dma_timeout_ms = 20000;
+module_param(dma_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(dma_timeout_ms,
+		 "Time allowed for one DMA chunk (64 KiB) before the transfer fails with -ETIMEDOUT (default 20000)");
+
+/* Set once by svod_stage_init(), cleared by svod_stage_exit(); NULL: none. */
+static struct dma_chan *svod_stage_chan;
+
+/*
+ * Protects the DMA channel's queue: one chunk in flight at a time, so the
+ * dmaengine_terminate_sync() of a failed chunk never cancels another
+ * caller's descriptors.
+ */
+static DEFINE_MUTEX(svod_stage_dma_lock);
+
+/**
+ * svod_stage_check() - validate a request against the live grant
+ * @bar: the BAR the grant lies in
+ * @req: the request
+ *
+ * Overflow-safe: no sum of user-supplied values is formed.
+ *
+ * Context: any.
+ * Return: 0 if @req may proceed; -EINVAL for a flag bit outside
+ * SVOD_XFER_FLAGS or both engine bits; -ERANGE if @req->offset +
+ * @req->length lies beyond the grant (or the grant beyond the BAR, a
+ * caller bug that also warns).
+ */
+int svod_stage_check(const struct svod_bar *bar, const struct svod_xfer_req *req)
+{
+	if (req->flags & ~SVOD_XFER_FLAGS)
+		return -EINVAL;
+	if ((req->flags & SVOD_XFER_FLAGS) == SVOD_XFER_FLAGS)
+		return -EINVAL;
+	if (WARN_ON_ONCE(req->grant_off > bar->len ||
+			 req->grant_len > bar->len - req->grant_off))
+		return -ERANGE;
+	if (req->offset > req->grant_len ||
+	    req->length > req->grant_len - req->offset)
+		return -ERANGE;
+	return 0;
+}
+
+/**
+ * svod_stage_pick() - choose the engine for a transfer
+ * @flags: SVOD_XFER_* of the request, already checked
+ * @length: bytes to move
+ * @threshold: auto mode uses DMA above this many bytes; 0: never
+ * @have_dma: a DMA_MEMCPY channel exists
+ *
+ * Context: any.
+ * Return: SVOD_XFER_CPU or SVOD_XFER_DMA; -EOPNOTSUPP if DMA is forced but
+ * there is no channel.
+ */
+int svod_stage_pick(u32 flags, u64 length, u64 threshold, bool have_dma)
+{
+	if (flags & SVOD_XFER_CPU)
+		return SVOD_XFER_CPU;
+	if (flags & SVOD_XFER_DMA)
+		return have_dma ? SVOD_XFER_DMA : -EOPNOTSUPP;
+	if (have_dma && threshold && length > threshold)
+		return SVOD_XFER_DMA;
+	return SVOD_XFER_CPU;
+}
+
+static void svod_bar_write(const struct svod_bar *bar, u64 off,
+			   const void *src, size_t len)
+{
+	if (bar->ops)
+		bar->ops->write(bar, off, src, len);
+	else
+		memcpy_toio(bar->wc + off, src, len);
+}
+
+static void svod_bar_read(const struct svod_bar *bar, u64 off, void *dst,
+			  size_t len)
+{
+	if (bar->ops)
+		bar->ops->read(bar, off, dst, len);
+	else
+		memcpy_fromio(dst, bar->wc + off, len);
+}
+
+/* Between two chunks: give the CPU away, stop if the process is dying. */
+static int svod_stage_yield(void)
+{
+	cond_resched();
+	return fatal_signal_pending(current) ? -EINTR : 0;
+}
+
+/**
+ * svod_stage_cpu() - move bytes with the CPU through a bounce buffer
+ * @bar: the BAR
+ * @bar_off: BAR offset of the first byte, already checked
+ * @iter: the other side (user memory; kernel memory in KUnit); its count is
+ *	the length
+ * @to_device: true: @iter to BAR; false: BAR to @iter
+ * @done: out: bytes moved
+ *
+ * Works in chunks of SVOD_STAGE_CPU_CHUNK bytes. A fault in @iter moves the
+ * bytes before it and fails.
+ *
+ * Context: process context, may sleep.
+ * Return: 0; -ENOMEM if the bounce buffer cannot be allocated; -EFAULT on a
+ * fault in @iter; -EINTR on a fatal signal between two chunks.
+ */
+int svod_stage_cpu(const struct svod_bar *bar, u64 bar_off,
+		   struct iov_iter *iter, bool to_device, u64 *done)
+{
+	size_t chunk = min_t(size_t, iov_iter_count(iter), SVOD_STAGE_CPU_CHUNK);
+	void *bounce;
+	int ret = 0;
+
+	*done = 0;
+	if (!chunk)
+		return 0;
+	bounce = kvmalloc(chunk, GFP_KERNEL);
+	if (!bounce)
+		return -ENOMEM;
+
+	while (iov_iter_count(iter)) {
+		size_t n = min(iov_iter_count(iter), chunk);
+		size_t moved;
+
+		if (*done) {
+			ret = svod_stage_yield();
+			if (ret)
+				break;
+		}
+		if (to_device) {
+			moved = copy_from_iter(bounce, n, iter);
+			svod_bar_write(bar, bar_off + *done, bounce, moved);
+		} else {
+			svod_bar_read(bar, bar_off + *done, bounce, n);
+			moved = copy_to_iter(bounce, n, iter);
+		}
+		*done += moved;
+		if (moved != n) {
+			ret = -EFAULT;
+			break;
+		}
+	}
+	/* Drain the write-combining buffers: the bytes are posted on return. */
+	if (to_device)
+		wmb();
+
+	kvfree(bounce);
+	return ret;
+}
+
+/* Shared by the descriptors of one chunk and their completion callbacks. */
+struct svod_stage_dma_wait {
+	struct completion done;
+	atomic_t pending;
+	int error;
+};
+
+static void svod_stage_dma_done(void *param, const struct dmaengine_result *res)
+{
+	struct svod_stage_dma_wait *wait = param;
+
+	if (res->result != DMA_TRANS_NOERROR)
+		WRITE_ONCE(wait->error, -EIO);
+	if (atomic_dec_and_test(&wait->pending))
+		complete(&wait->done);
+}
+
+/* Prepare and submit one memcpy descriptor per DMA segment of @sgt. */
+static int svod_stage_dma_submit(struct dma_chan *chan, struct sg_table *sgt,
+				 dma_addr_t bar_dma, bool to_device,
+				 struct svod_stage_dma_wait *wait)
+{
+	struct dma_async_tx_descriptor *tx;
+	struct scatterlist *sg;
+	dma_addr_t mem, bar_at = bar_dma;
+	unsigned int i;
+
+	for_each_sgtable_dma_sg(sgt, sg, i) {
+		mem = sg_dma_address(sg);
+		if (to_device)
+			tx = dmaengine_prep_dma_memcpy(chan, bar_at, mem,
+						       sg_dma_len(sg),
+						       DMA_PREP_INTERRUPT);
+		else
+			tx = dmaengine_prep_dma_memcpy(chan, mem, bar_at,
+						       sg_dma_len(sg),
+						       DMA_PREP_INTERRUPT);
+		if (!tx)
+			return -ENOMEM;
+		tx->callback_result = svod_stage_dma_done;
+		tx->callback_param = wait;
+		atomic_inc(&wait->pending);
+		if (dma_submit_error(dmaengine_submit(tx))) {
+			atomic_dec(&wait->pending);
+			return -EIO;
+		}
+		bar_at += sg_dma_len(sg);
+	}
+	return 0;
+}
+
+/**
+ * svod_stage_dma_sgt() - move one chunk with a dmaengine channel
+ * @chan: a DMA_MEMCPY channel
+ * @bar: the BAR; @bar->phys is mapped for @chan's device
+ * @bar_off: BAR offset of the first byte, already checked
+ * @sgt: the memory side, not yet DMA-mapped; its length is the chunk's
+ * @to_device: true: @sgt to BAR; false: BAR to @sgt
+ * @timeout: jiffies allowed for the whole chunk
+ *
+ * Maps @sgt and the BAR range for @chan's device, submits one descriptor per
+ * mapped segment, waits for all of them, unmaps. On any failure after the
+ * first submission the channel is terminated (dmaengine_terminate_sync())
+ * before anything is unmapped, so no descriptor outlives the mappings.
+ *
+ * Context: process context, may sleep; takes the DMA channel mutex.
+ * Return: 0; -EINTR on a fatal signal (while waiting for the channel or the
+ * completion); -ETIMEDOUT if the chunk did not complete in @timeout; -ENOMEM
+ * or -EIO if mapping, preparing or submitting failed; -EIO if the channel
+ * reported a failed transfer.
+ */
+int svod_stage_dma_sgt(struct dma_chan *chan, const struct svod_bar *bar,
+		       u64 bar_off, struct sg_table *sgt, bool to_device,
+		       unsigned long timeout)
+{
+	struct device *dma_dev = chan->device->dev;
+	enum dma_data_direction mem_dir = to_device ? DMA_TO_DEVICE : DMA_FROM_DEVICE;
+	enum dma_data_direction bar_dir = to_device ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
+	struct svod_stage_dma_wait wait;
+	struct scatterlist *sg;
+	dma_addr_t bar_dma;
+	size_t len = 0;
+	unsigned int i;
+	long left;
+	int ret;
+
+	for_each_sgtable_sg(sgt, sg, i)
+		len += sg->length;
+
+	ret = dma_map_sgtable(dma_dev, sgt, mem_dir, 0);
+	if (ret)
+		return ret;
+	bar_dma = dma_map_resource(dma_dev, bar->phys + bar_off, len, bar_dir, 0);
+	if (dma_mapping_error(dma_dev, bar_dma)) {
+		ret = -EIO;
+		goto unmap_sgt;
+	}
+	if (mutex_lock_killable(&svod_stage_dma_lock)) {
+		ret = -EINTR;
+		goto unmap_bar;
+	}
+
+	init_completion(&wait.done);
+	/* One count for the submitter: the chunk cannot complete early. */
+	atomic_set(&wait.pending, 1);
+	wait.error = 0;
+	ret = svod_stage_dma_submit(chan, sgt, bar_dma, to_device, &wait);
+	if (ret)
+		goto terminate;
+	dma_async_issue_pending(chan);
+
+	if (!atomic_dec_and_test(&wait.pending)) {
+		left = wait_for_completion_killable_timeout(&wait.done, timeout);
+		if (left < 0) {
+			ret = -EINTR;
+			goto terminate;
+		}
+		if (!left) {
+			dev_err_ratelimited(bar->dev, "DMA chunk of %zu bytes timed out on %s\n",
+					    len, dma_chan_name(chan));
+			ret = -ETIMEDOUT;
+			goto terminate;
+		}
+	}
+	ret = READ_ONCE(wait.error);
+	goto unlock;
+
+terminate:
+	dmaengine_terminate_sync(chan);
+unlock:
+	mutex_unlock(&svod_stage_dma_lock);
+unmap_bar:
+	dma_unmap_resource(dma_dev, bar_dma, len, bar_dir, 0);
+unmap_sgt:
+	dma_unmap_sgtable(dma_dev, sgt, mem_dir, 0);
+	return ret;
+}
+
+/* Pin one chunk of the user buffer and move it with the DMA engine. */
+static int svod_stage_dma_chunk(struct dma_chan *chan, const struct svod_bar *bar,
+				u64 bar_off, unsigned long uaddr, size_t len,
+				bool to_device, struct page **pages)
+{
+	unsigned int head = offset_in_page(uaddr);
+	int nr = DIV_ROUND_UP(head + len, PAGE_SIZE);
+	unsigned long timeout = msecs_to_jiffies(READ_ONCE(dma_timeout_ms));
+	struct sg_table sgt;
+	int pinned, ret;
+
+	/* READ writes into the user pages: they must be writable. */
+	pinned = pin_user_pages_fast(uaddr & PAGE_MASK, nr,
+				     to_device ? 0 : FOLL_WRITE, pages);
+	if (pinned < 0)
+		return pinned;
+	if (pinned < nr) {
+		ret = -EFAULT;
+		goto unpin;
+	}
+	ret = sg_alloc_table_from_pages(&sgt, pages, nr, head, len, GFP_KERNEL);
+	if (ret)
+		goto unpin;
+
+	ret = svod_stage_dma_sgt(chan, bar, bar_off, &sgt, to_device, timeout);
+
+	sg_free_table(&sgt);
+unpin:
+	unpin_user_pages_dirty_lock(pages, pinned, !to_device);
+	return ret;
+}
+
+static int svod_stage_dma_user(struct dma_chan *chan, const struct svod_bar *bar,
+			       u64 bar_off, const struct svod_xfer_req *req,
+			       u64 *done)
+{
+	unsigned long uaddr = (unsigned long)req->ubuf;
+	struct page **pages;
+	size_t n;
+	int ret = 0;
+
+	pages = kmalloc_array(SVOD_STAGE_DMA_PAGES, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return -ENOMEM;
+
+	while (*done < req->length) {
+		if (*done) {
+			ret = svod_stage_yield();
+			if (ret)
+				break;
+		}
+		n = min_t(u64, req->length - *done, SVOD_STAGE_DMA_CHUNK);
+		ret = svod_stage_dma_chunk(chan, bar, bar_off + *done,
+					   uaddr + *done, n, req->to_device,
+					   pages);
+		if (ret)
+			break;
+		*done += n;
+	}
+
+	kfree(pages);
+	return ret;
+}
+
+/**
+ * svod_stage_xfer() - STAGE or READ one range of a live grant
+ * @bar: the BAR the grant lies in
+ * @req: the request, with the grant taken from the live record
+ * @stats: counters to add the moved bytes to
+ * @done: out: bytes moved (== @req->length on success)
+ *
+ * Checks flags and bounds before a single byte moves; a zero @req->length
+ * then returns 0 without touching anything. The engine is the one
+ * @req->flags forces, else DMA for transfers above the dma_threshold module
+ * parameter when a DMA_MEMCPY channel exists, else the CPU. The caller keeps
+ * the grant allocated and the BAR mapped for the whole call.
+ *
+ * Context: process context, may sleep. No locks held.
+ * Return: 0; -EINVAL for bad flags; -ERANGE if the range lies beyond the
+ * grant; -EOPNOTSUPP if DMA is forced and there is no channel; -EFAULT for a
+ * bad user buffer (or, on READ, a read-only one); -ENOMEM; -ETIMEDOUT if a DMA
+ * chunk did not complete in time; -EINTR on a fatal signal (@done says how
+ * many bytes moved; for DMA, whole 64 KiB chunks); -EIO if the DMA channel
+ * failed.
+ */
+int svod_stage_xfer(const struct svod_bar *bar, const struct svod_xfer_req *req,
+		    struct svod_stage_stats *stats, u64 *done)
+{
+	struct dma_chan *chan = svod_stage_chan;
+	struct iov_iter iter;
+	u64 bar_off;
+	int engine, ret;
+
+	*done = 0;
+	ret = svod_stage_check(bar, req);
+	if (ret)
+		return ret;
+	if (!req->length)
+		return 0;
+	engine = svod_stage_pick(req->flags, req->length,
+				 READ_ONCE(dma_threshold), chan);
+	if (engine < 0)
+		return engine;
+	if (!access_ok(req->ubuf, req->length))
+		return -EFAULT;
+
+	bar_off = req->grant_off + req->offset;
+	if (engine == SVOD_XFER_DMA) {
+		ret = svod_stage_dma_user(chan, bar, bar_off, req, done);
+		atomic64_add(*done, &stats->dma_bytes);
+	} else {
+		iov_iter_ubuf(&iter, req->to_device ? ITER_SOURCE : ITER_DEST,
+			      req->ubuf, req->length);
+		ret = svod_stage_cpu(bar, bar_off, &iter, req->to_device, done);
+		atomic64_add(*done, &stats->cpu_bytes);
+	}
+	return ret;
+}
+
+/**
+ * svod_stage_has_dma() - whether a DMA_MEMCPY channel was acquired
+ *
+ * Context: any.
+ * Return: true if SVOD_XFER_DMA transfers can run.
+ */
+bool svod_stage_has_dma(void)
+{
+	return svod_stage_chan;
+}
+
+/**
+ * svod_stage_init() - acquire a DMA_MEMCPY channel, if the system has one
+ *
+ * Call once from module init, before /dev/svod exists. Without a channel
+ * the CPU engine moves every byte and forced DMA fails with -EOPNOTSUPP.
+ *
+ * Context: process context, may sleep.
+ */
+void svod_stage_init(void)
+{
+	struct dma_chan *chan;
+	dma_cap_mask_t mask;
+
+	dma_cap_zero(mask);
+	dma_cap_set(DMA_MEMCPY, mask);
+	chan = dma_request_chan_by_mask(&mask);
+	if (IS_ERR(chan)) {
+		pr_info("svod: no DMA_MEMCPY channel (%pe): the CPU engine moves every byte\n",
+			chan);
+		return;
+	}
+	svod_stage_chan = chan;
+	pr_info("svod: DMA engine: channel %s of %s\n", dma_chan_name(chan),
+		dev_name(chan->device->dev));
+}
+
+/**
+ * svod_stage_exit() - release the DMA channel
+ *
+ * Call once from module exit, after /dev/svod is gone and no transfer runs.
+ *
+ * Context: process context, may sleep.
+ */
+void svod_stage_exit(void)
+{
+	if (svod_stage_chan)
+		dma_release_channel(svod_stage_chan);
+	svod_stage_chan = NULL;
+}
