@@ -188,9 +188,10 @@ int svod_stage_cpu(const struct svod_bar *bar, u64 bar_off,
 			break;
 		}
 	}
-	/* Drain the write-combining buffers: the bytes are posted on return. */
-	if (to_device)
+	if (to_device) {
+		/* Drain the write-combining buffers: posted before we return. */
 		wmb();
+	}
 
 	kvfree(bounce);
 	return ret;
