@@ -3,7 +3,8 @@
  * svod tier allocator: first-fit over [base, base + capacity) minus reserved
  * regions, on device addresses (u64 numbers only).
  *
- * Locking: none. The caller serialises every call on one tier.
+ * Locking: none. The core is not thread-safe: the caller serialises every
+ * call on one tier (and holds its lock across them).
  */
 #ifndef SVOD_CORE_TIER_H
 #define SVOD_CORE_TIER_H
@@ -42,9 +43,13 @@ struct svod_tier_region {
  * @align: minimum alignment of every allocation, a power of two
  * @free: free spans, address-ordered, augmented with subtree_max
  * @free_bytes: sum of free spans
+ * @live_bytes: sum of live allocations
  * @reserved_bytes: bytes covered by reserved regions (overlaps counted once)
  * @nr_free_spans: number of free spans
  * @nr_live: number of live allocations
+ *
+ * free_bytes + live_bytes + reserved_bytes == capacity at all times: the
+ * head fragment an alignment leaves in front of an allocation stays free.
  */
 struct svod_tier {
 	u64 base;
@@ -52,6 +57,7 @@ struct svod_tier {
 	u64 align;
 	struct rb_root free;
 	u64 free_bytes;
+	u64 live_bytes;
 	u64 reserved_bytes;
 	u32 nr_free_spans;
 	u32 nr_live;
