@@ -1,0 +1,675 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite svod_stage: the staging engines against a fake BAR (plain
+ * memory behind struct svod_bar_ops, and its physical address for DMA) and a
+ * fake dmaengine provider (a platform device whose DMA_MEMCPY channel copies
+ * synchronously in issue_pending, or stalls, or fails, on request).
+ *
+ * User-pointer paths need a user address space, which KUnit's kthread lacks:
+ * the CPU engine is fed kernel memory through an ITER_KVEC iterator, the DMA
+ * engine a scatterlist of kernel pages; the user-facing wrapper is exercised
+ * for everything it decides before touching user memory, and for faults.
+ */
+
+#include <kunit/test.h>
+#include <linux/device.h>
+#include <linux/dmaengine.h>
+#include <linux/dma-mapping.h>
+#include <linux/io.h>
+#include <linux/jiffies.h>
+#include <linux/platform_device.h>
+#include <linux/scatterlist.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/uio.h>
+#include <linux/vmalloc.h>
+
+#include <linux/svod.h>
+
+#include "stage.h"
+
+#define FAKE_NAME		"svod-stage-fake-dma"
+#define FAKE_MAX_OPS		8
+#define CPU_BAR_LEN		(3 * SZ_1M)
+#define DMA_BAR_LEN		(4 * PAGE_SIZE)
+#define GUARD			0xa5
+
+/* What the fake BAR's accessors saw, in call order. */
+struct fake_bar {
+	u8 *mem;
+	unsigned int nr_ops;
+	u64 op_off[FAKE_MAX_OPS];
+	size_t op_len[FAKE_MAX_OPS];
+};
+
+static void fake_bar_note(const struct svod_bar *bar, u64 off, size_t len)
+{
+	struct fake_bar *fb = bar->priv;
+
+	if (fb->nr_ops < FAKE_MAX_OPS) {
+		fb->op_off[fb->nr_ops] = off;
+		fb->op_len[fb->nr_ops] = len;
+	}
+	fb->nr_ops++;
+}
+
+static void fake_bar_write(const struct svod_bar *bar, u64 off,
+			   const void *src, size_t len)
+{
+	struct fake_bar *fb = bar->priv;
+
+	fake_bar_note(bar, off, len);
+	memcpy(fb->mem + off, src, len);
+}
+
+static void fake_bar_read(const struct svod_bar *bar, u64 off, void *dst,
+			  size_t len)
+{
+	struct fake_bar *fb = bar->priv;
+
+	fake_bar_note(bar, off, len);
+	memcpy(dst, fb->mem + off, len);
+}
+
+static const struct svod_bar_ops fake_bar_ops = {
+	.write = fake_bar_write,
+	.read = fake_bar_read,
+};
+
+enum fake_dma_mode {
+	FAKE_DMA_COPY,
+	FAKE_DMA_STALL,
+	FAKE_DMA_FAIL,
+};
+
+struct fake_desc {
+	struct dma_async_tx_descriptor tx;
+	struct list_head node;
+	dma_addr_t dst;
+	dma_addr_t src;
+	size_t len;
+};
+
+/* The fake provider; one per suite run. */
+struct fake_dma {
+	struct dma_device dma;
+	struct dma_chan chan;
+	/* Protects @queue and the channel's cookies. */
+	spinlock_t lock;
+	struct list_head queue;
+	enum fake_dma_mode mode;
+	unsigned int prep_budget;
+	unsigned int nr_prep;
+	unsigned int nr_terminate;
+};
+
+static struct fake_dma *fake;
+static struct platform_device *fake_pdev;
+
+static dma_cookie_t fake_tx_submit(struct dma_async_tx_descriptor *tx)
+{
+	struct fake_desc *d = container_of(tx, struct fake_desc, tx);
+	dma_cookie_t cookie;
+
+	spin_lock_bh(&fake->lock);
+	cookie = max(fake->chan.cookie + 1, DMA_MIN_COOKIE);
+	fake->chan.cookie = cookie;
+	tx->cookie = cookie;
+	list_add_tail(&d->node, &fake->queue);
+	spin_unlock_bh(&fake->lock);
+	return cookie;
+}
+
+static struct dma_async_tx_descriptor *
+fake_prep_memcpy(struct dma_chan *chan, dma_addr_t dst, dma_addr_t src,
+		 size_t len, unsigned long flags)
+{
+	struct fake_desc *d;
+
+	if (fake->nr_prep++ >= fake->prep_budget)
+		return NULL;
+	d = kzalloc(sizeof(*d), GFP_NOWAIT);
+	if (!d)
+		return NULL;
+	dma_async_tx_descriptor_init(&d->tx, chan);
+	d->tx.flags = flags;
+	d->tx.tx_submit = fake_tx_submit;
+	d->dst = dst;
+	d->src = src;
+	d->len = len;
+	return &d->tx;
+}
+
+/* Direct mapping (no IOMMU in the test kernel): bus address == physical. */
+static void fake_issue_pending(struct dma_chan *chan)
+{
+	struct dmaengine_result res = { .residue = 0 };
+	struct fake_desc *d;
+
+	if (fake->mode == FAKE_DMA_STALL)
+		return;
+	res.result = fake->mode == FAKE_DMA_FAIL ? DMA_TRANS_WRITE_FAILED :
+						   DMA_TRANS_NOERROR;
+	for (;;) {
+		spin_lock_bh(&fake->lock);
+		d = list_first_entry_or_null(&fake->queue, struct fake_desc, node);
+		if (d) {
+			list_del(&d->node);
+			if (res.result == DMA_TRANS_NOERROR)
+				memcpy(phys_to_virt(d->dst), phys_to_virt(d->src),
+				       d->len);
+			chan->completed_cookie = d->tx.cookie;
+		}
+		spin_unlock_bh(&fake->lock);
+		if (!d)
+			return;
+		d->tx.callback_result(d->tx.callback_param, &res);
+		kfree(d);
+	}
+}
+
+static enum dma_status fake_tx_status(struct dma_chan *chan, dma_cookie_t cookie,
+				      struct dma_tx_state *state)
+{
+	enum dma_status status;
+
+	spin_lock_bh(&fake->lock);
+	dma_set_tx_state(state, chan->completed_cookie, chan->cookie, 0);
+	status = dma_async_is_complete(cookie, chan->completed_cookie,
+				       chan->cookie);
+	spin_unlock_bh(&fake->lock);
+	return status;
+}
+
+static int fake_terminate_all(struct dma_chan *chan)
+{
+	struct fake_desc *d, *tmp;
+	LIST_HEAD(dropped);
+
+	spin_lock_bh(&fake->lock);
+	list_splice_init(&fake->queue, &dropped);
+	fake->nr_terminate++;
+	spin_unlock_bh(&fake->lock);
+	list_for_each_entry_safe(d, tmp, &dropped, node)
+		kfree(d);
+	return 0;
+}
+
+static void fake_synchronize(struct dma_chan *chan)
+{
+}
+
+static int fake_dma_probe(struct platform_device *pdev)
+{
+	int ret;
+
+	ret = dma_coerce_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	if (ret)
+		return ret;
+	fake = devm_kzalloc(&pdev->dev, sizeof(*fake), GFP_KERNEL);
+	if (!fake)
+		return -ENOMEM;
+	spin_lock_init(&fake->lock);
+	INIT_LIST_HEAD(&fake->queue);
+	fake->dma.dev = &pdev->dev;
+	INIT_LIST_HEAD(&fake->dma.channels);
+	dma_cap_set(DMA_MEMCPY, fake->dma.cap_mask);
+	dma_cap_set(DMA_PRIVATE, fake->dma.cap_mask);
+	fake->dma.device_prep_dma_memcpy = fake_prep_memcpy;
+	fake->dma.device_issue_pending = fake_issue_pending;
+	fake->dma.device_tx_status = fake_tx_status;
+	fake->dma.device_terminate_all = fake_terminate_all;
+	fake->dma.device_synchronize = fake_synchronize;
+	fake->chan.device = &fake->dma;
+	list_add_tail(&fake->chan.device_node, &fake->dma.channels);
+	return dma_async_device_register(&fake->dma);
+}
+
+static int fake_dma_remove(struct platform_device *pdev)
+{
+	dma_async_device_unregister(&fake->dma);
+	fake = NULL;
+	return 0;
+}
+
+static struct platform_driver fake_dma_driver = {
+	.driver.name = FAKE_NAME,
+	.probe = fake_dma_probe,
+	.remove = fake_dma_remove,
+};
+
+static bool fake_dma_filter(struct dma_chan *chan, void *param)
+{
+	return chan->device->dev == param;
+}
+
+static int stage_suite_init(struct kunit_suite *suite)
+{
+	int ret;
+
+	ret = platform_driver_register(&fake_dma_driver);
+	if (ret)
+		return ret;
+	fake_pdev = platform_device_register_simple(FAKE_NAME, PLATFORM_DEVID_NONE,
+						    NULL, 0);
+	if (IS_ERR(fake_pdev)) {
+		platform_driver_unregister(&fake_dma_driver);
+		return PTR_ERR(fake_pdev);
+	}
+	return fake ? 0 : -ENODEV;
+}
+
+static void stage_suite_exit(struct kunit_suite *suite)
+{
+	platform_device_unregister(fake_pdev);
+	platform_driver_unregister(&fake_dma_driver);
+}
+
+/*
+ * Per-test state, freed by stage_test_exit() however the case ended: the fake
+ * BAR and, for DMA cases, the fake channel, three pages and a scatterlist.
+ */
+struct stage_ctx {
+	struct fake_bar fb;
+	struct svod_bar bar;
+	u8 *vmem;
+	u8 *vsrc;
+	struct dma_chan *chan;
+	struct page *pages[3];
+	struct sg_table sgt;
+};
+
+static int stage_test_init(struct kunit *test)
+{
+	test->priv = kunit_kzalloc(test, sizeof(struct stage_ctx), GFP_KERNEL);
+	return test->priv ? 0 : -ENOMEM;
+}
+
+static void stage_test_exit(struct kunit *test)
+{
+	struct stage_ctx *ctx = test->priv;
+	unsigned int i;
+
+	if (ctx->sgt.sgl)
+		sg_free_table(&ctx->sgt);
+	for (i = 0; i < ARRAY_SIZE(ctx->pages); i++)
+		if (ctx->pages[i])
+			__free_page(ctx->pages[i]);
+	if (ctx->chan)
+		dma_release_channel(ctx->chan);
+	vfree(ctx->vsrc);
+	vfree(ctx->vmem);
+}
+
+static void fill_pattern(u8 *p, size_t len, u32 seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		seed ^= seed << 13;
+		seed ^= seed >> 17;
+		seed ^= seed << 5;
+		p[i] = seed;
+	}
+}
+
+/* Every byte of [from, to) of the fake BAR still holds the guard pattern. */
+static bool guard_intact(const u8 *mem, size_t from, size_t to)
+{
+	return !memchr_inv(mem + from, GUARD, to - from);
+}
+
+static void ctx_bar_init(struct stage_ctx *ctx, u8 *mem, u64 len)
+{
+	memset(mem, GUARD, len);
+	ctx->fb.mem = mem;
+	ctx->bar.dev = &fake_pdev->dev;
+	ctx->bar.len = len;
+	ctx->bar.ops = &fake_bar_ops;
+	ctx->bar.priv = &ctx->fb;
+}
+
+static struct stage_ctx *cpu_ctx(struct kunit *test)
+{
+	struct stage_ctx *ctx = test->priv;
+
+	ctx->vmem = vmalloc(CPU_BAR_LEN);
+	KUNIT_ASSERT_NOT_NULL(test, ctx->vmem);
+	ctx_bar_init(ctx, ctx->vmem, CPU_BAR_LEN);
+	return ctx;
+}
+
+static void check_flags_invalid(struct kunit *test)
+{
+	struct stage_ctx *ctx = cpu_ctx(test);
+	struct svod_xfer_req req = { .grant_len = PAGE_SIZE, .length = 1 };
+
+	req.flags = SVOD_XFER_CPU | SVOD_XFER_DMA;
+	KUNIT_EXPECT_EQ(test, -EINVAL, svod_stage_check(&ctx->bar, &req));
+	req.flags = 1U << 2;
+	KUNIT_EXPECT_EQ(test, -EINVAL, svod_stage_check(&ctx->bar, &req));
+	req.flags = 1U << 31;
+	KUNIT_EXPECT_EQ(test, -EINVAL, svod_stage_check(&ctx->bar, &req));
+	req.flags = SVOD_XFER_DMA;
+	KUNIT_EXPECT_EQ(test, 0, svod_stage_check(&ctx->bar, &req));
+}
+
+static void check_bounds_range(struct kunit *test)
+{
+	struct stage_ctx *ctx = cpu_ctx(test);
+	struct svod_xfer_req req = { .grant_off = SZ_1M, .grant_len = SZ_64K };
+
+	req.offset = 0;
+	req.length = SZ_64K;
+	KUNIT_EXPECT_EQ(test, 0, svod_stage_check(&ctx->bar, &req));
+	req.length = SZ_64K + 1;
+	KUNIT_EXPECT_EQ(test, -ERANGE, svod_stage_check(&ctx->bar, &req));
+	req.offset = SZ_64K;
+	req.length = 0;
+	KUNIT_EXPECT_EQ(test, 0, svod_stage_check(&ctx->bar, &req));
+	req.length = 1;
+	KUNIT_EXPECT_EQ(test, -ERANGE, svod_stage_check(&ctx->bar, &req));
+	req.offset = SZ_64K + 1;
+	req.length = 0;
+	KUNIT_EXPECT_EQ(test, -ERANGE, svod_stage_check(&ctx->bar, &req));
+	/* offset + length wraps to a small number: still out of range. */
+	req.offset = 16;
+	req.length = U64_MAX - 8;
+	KUNIT_EXPECT_EQ(test, -ERANGE, svod_stage_check(&ctx->bar, &req));
+	req.offset = U64_MAX;
+	req.length = 2;
+	KUNIT_EXPECT_EQ(test, -ERANGE, svod_stage_check(&ctx->bar, &req));
+}
+
+static void pick_engine_rules(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, SVOD_XFER_CPU, svod_stage_pick(SVOD_XFER_CPU, SZ_1G, 1, true));
+	KUNIT_EXPECT_EQ(test, SVOD_XFER_DMA, svod_stage_pick(SVOD_XFER_DMA, 1, 0, true));
+	KUNIT_EXPECT_EQ(test, -EOPNOTSUPP, svod_stage_pick(SVOD_XFER_DMA, 1, 0, false));
+	/* Auto: DMA strictly above a nonzero threshold, only with a channel. */
+	KUNIT_EXPECT_EQ(test, SVOD_XFER_CPU, svod_stage_pick(0, SZ_1G, 0, true));
+	KUNIT_EXPECT_EQ(test, SVOD_XFER_CPU, svod_stage_pick(0, SZ_64K, SZ_64K, true));
+	KUNIT_EXPECT_EQ(test, SVOD_XFER_DMA, svod_stage_pick(0, SZ_64K + 1, SZ_64K, true));
+	KUNIT_EXPECT_EQ(test, SVOD_XFER_CPU, svod_stage_pick(0, SZ_64K + 1, SZ_64K, false));
+}
+
+static void xfer_rejects_before_moving(struct kunit *test)
+{
+	struct stage_ctx *ctx = cpu_ctx(test);
+	struct svod_stage_stats stats = {};
+	struct svod_xfer_req req = {
+		.grant_off = PAGE_SIZE, .grant_len = PAGE_SIZE,
+		.ubuf = (void __user *)PAGE_SIZE, .to_device = true,
+	};
+	u64 done = 1;
+
+	/* Length 0 is a no-op, whatever the buffer. */
+	KUNIT_EXPECT_EQ(test, 0, svod_stage_xfer(&ctx->bar, &req, &stats, &done));
+	KUNIT_EXPECT_EQ(test, 0ULL, done);
+	req.offset = 1;
+	req.length = PAGE_SIZE;
+	KUNIT_EXPECT_EQ(test, -ERANGE, svod_stage_xfer(&ctx->bar, &req, &stats, &done));
+	req.offset = 0;
+	req.flags = SVOD_XFER_CPU | SVOD_XFER_DMA;
+	KUNIT_EXPECT_EQ(test, -EINVAL, svod_stage_xfer(&ctx->bar, &req, &stats, &done));
+	req.flags = 0;
+	req.ubuf = (void __user *)(TASK_SIZE_MAX - 1);
+	KUNIT_EXPECT_EQ(test, -EFAULT, svod_stage_xfer(&ctx->bar, &req, &stats, &done));
+	KUNIT_EXPECT_EQ(test, 0ULL, done);
+	KUNIT_EXPECT_EQ(test, 0U, ctx->fb.nr_ops);
+	KUNIT_EXPECT_EQ(test, 0LL, atomic64_read(&stats.cpu_bytes));
+	KUNIT_EXPECT_TRUE(test, guard_intact(ctx->fb.mem, 0, CPU_BAR_LEN));
+}
+
+/* An unmapped user address: the copy faults, nothing reaches the BAR. */
+static void xfer_user_fault(struct kunit *test)
+{
+	struct stage_ctx *ctx = cpu_ctx(test);
+	struct svod_stage_stats stats = {};
+	struct svod_xfer_req req = {
+		.grant_len = PAGE_SIZE, .length = 100, .flags = SVOD_XFER_CPU,
+		.ubuf = (void __user *)PAGE_SIZE, .to_device = true,
+	};
+	u64 done = 1;
+
+	KUNIT_EXPECT_EQ(test, -EFAULT, svod_stage_xfer(&ctx->bar, &req, &stats, &done));
+	KUNIT_EXPECT_EQ(test, 0ULL, done);
+	KUNIT_EXPECT_TRUE(test, guard_intact(ctx->fb.mem, 0, CPU_BAR_LEN));
+	req.to_device = false;
+	KUNIT_EXPECT_EQ(test, -EFAULT, svod_stage_xfer(&ctx->bar, &req, &stats, &done));
+	KUNIT_EXPECT_EQ(test, 0ULL, done);
+}
+
+static void cpu_stage_unaligned(struct kunit *test)
+{
+	static const struct { u64 off; size_t len; } cases[] = {
+		{ 0, 1 }, { 1, 1 }, { 4095, 2 }, { 3, 4093 }, { 4097, 8190 },
+		{ 12345, 65537 },
+	};
+	struct stage_ctx *ctx = cpu_ctx(test);
+	struct iov_iter iter;
+	struct kvec kv;
+	unsigned int i;
+	u64 done;
+	u8 *src;
+
+	src = kunit_kmalloc(test, SZ_128K, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, src);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		memset(ctx->fb.mem, GUARD, SZ_256K);
+		fill_pattern(src, cases[i].len, i + 1);
+		kv.iov_base = src;
+		kv.iov_len = cases[i].len;
+		iov_iter_kvec(&iter, ITER_SOURCE, &kv, 1, cases[i].len);
+		KUNIT_EXPECT_EQ(test, 0, svod_stage_cpu(&ctx->bar, cases[i].off,
+							&iter, true, &done));
+		KUNIT_EXPECT_EQ(test, (u64)cases[i].len, done);
+		KUNIT_EXPECT_EQ(test, 0, memcmp(ctx->fb.mem + cases[i].off, src,
+						cases[i].len));
+		KUNIT_EXPECT_TRUE(test, guard_intact(ctx->fb.mem, 0, cases[i].off));
+		KUNIT_EXPECT_TRUE(test, guard_intact(ctx->fb.mem,
+						     cases[i].off + cases[i].len,
+						     SZ_256K));
+	}
+}
+
+static void cpu_read_roundtrip(struct kunit *test)
+{
+	struct stage_ctx *ctx = cpu_ctx(test);
+	struct iov_iter iter;
+	struct kvec kv;
+	u64 done;
+	u8 *dst;
+
+	dst = kunit_kzalloc(test, 5000, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, dst);
+	fill_pattern(ctx->fb.mem + 777, 4999, 42);
+	kv.iov_base = dst + 1;
+	kv.iov_len = 4999;
+	iov_iter_kvec(&iter, ITER_DEST, &kv, 1, 4999);
+	KUNIT_EXPECT_EQ(test, 0, svod_stage_cpu(&ctx->bar, 777, &iter, false, &done));
+	KUNIT_EXPECT_EQ(test, 4999ULL, done);
+	KUNIT_EXPECT_EQ(test, 0, memcmp(dst + 1, ctx->fb.mem + 777, 4999));
+	KUNIT_EXPECT_EQ(test, 0, dst[0]);
+}
+
+/* 2 MiB + 3 bytes go to the BAR as 1 MiB, 1 MiB, 3 bytes, in order. */
+static void cpu_chunks_large(struct kunit *test)
+{
+	const size_t len = 2 * SZ_1M + 3;
+	struct stage_ctx *ctx = cpu_ctx(test);
+	struct iov_iter iter;
+	struct kvec kv;
+	u64 done;
+	u8 *src;
+
+	ctx->vsrc = vmalloc(len);
+	src = ctx->vsrc;
+	KUNIT_ASSERT_NOT_NULL(test, src);
+	fill_pattern(src, len, 7);
+	kv.iov_base = src;
+	kv.iov_len = len;
+	iov_iter_kvec(&iter, ITER_SOURCE, &kv, 1, len);
+	KUNIT_EXPECT_EQ(test, 0, svod_stage_cpu(&ctx->bar, 5, &iter, true, &done));
+	KUNIT_EXPECT_EQ(test, (u64)len, done);
+	KUNIT_ASSERT_EQ(test, 3U, ctx->fb.nr_ops);
+	KUNIT_EXPECT_EQ(test, 5ULL, ctx->fb.op_off[0]);
+	KUNIT_EXPECT_EQ(test, (size_t)SZ_1M, ctx->fb.op_len[0]);
+	KUNIT_EXPECT_EQ(test, 5ULL + SZ_1M, ctx->fb.op_off[1]);
+	KUNIT_EXPECT_EQ(test, (size_t)SZ_1M, ctx->fb.op_len[1]);
+	KUNIT_EXPECT_EQ(test, 5ULL + 2 * SZ_1M, ctx->fb.op_off[2]);
+	KUNIT_EXPECT_EQ(test, (size_t)3, ctx->fb.op_len[2]);
+	KUNIT_EXPECT_EQ(test, 0, memcmp(ctx->fb.mem + 5, src, len));
+	KUNIT_EXPECT_TRUE(test, guard_intact(ctx->fb.mem, 0, 5));
+	KUNIT_EXPECT_TRUE(test, guard_intact(ctx->fb.mem, 5 + len, CPU_BAR_LEN));
+}
+
+/*
+ * DMA cases: a physically contiguous fake BAR, the fake channel, and a
+ * scatterlist of @len bytes starting @head bytes into the first of three
+ * pages, one segment per page (never merged).
+ */
+static struct stage_ctx *dma_ctx(struct kunit *test, unsigned int head,
+				 size_t len)
+{
+	struct stage_ctx *ctx = test->priv;
+	struct scatterlist *sg;
+	dma_cap_mask_t mask;
+	unsigned int i, n, nents;
+	u8 *mem;
+
+	nents = DIV_ROUND_UP(head + len, PAGE_SIZE);
+	KUNIT_ASSERT_LE(test, nents, (unsigned int)ARRAY_SIZE(ctx->pages));
+	mem = kunit_kmalloc(test, DMA_BAR_LEN, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, mem);
+	ctx_bar_init(ctx, mem, DMA_BAR_LEN);
+	ctx->bar.phys = virt_to_phys(mem);
+
+	dma_cap_zero(mask);
+	dma_cap_set(DMA_MEMCPY, mask);
+	ctx->chan = dma_request_channel(mask, fake_dma_filter, &fake_pdev->dev);
+	KUNIT_ASSERT_NOT_NULL(test, ctx->chan);
+	KUNIT_ASSERT_EQ(test, 0, sg_alloc_table(&ctx->sgt, nents, GFP_KERNEL));
+	for_each_sgtable_sg(&ctx->sgt, sg, i) {
+		ctx->pages[i] = alloc_page(GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, ctx->pages[i]);
+		fill_pattern(page_address(ctx->pages[i]), PAGE_SIZE, 100 + i);
+		n = min_t(size_t, len, PAGE_SIZE - head);
+		sg_set_page(sg, ctx->pages[i], n, head);
+		len -= n;
+		head = 0;
+	}
+
+	fake->mode = FAKE_DMA_COPY;
+	fake->prep_budget = UINT_MAX;
+	fake->nr_prep = 0;
+	fake->nr_terminate = 0;
+	return ctx;
+}
+
+/* The bytes the scatterlist covers equal the fake BAR's at @bar_off. */
+static bool sgt_matches_bar(struct stage_ctx *ctx, u64 bar_off)
+{
+	struct scatterlist *sg;
+	unsigned int i;
+	u64 pos = bar_off;
+
+	for_each_sgtable_sg(&ctx->sgt, sg, i) {
+		if (memcmp(sg_virt(sg), ctx->fb.mem + pos, sg->length))
+			return false;
+		pos += sg->length;
+	}
+	return true;
+}
+
+static void dma_stage_pages(struct kunit *test)
+{
+	const unsigned int head = 100;
+	const size_t len = 2 * PAGE_SIZE + 50;
+	struct stage_ctx *ctx = dma_ctx(test, head, len);
+
+	KUNIT_EXPECT_EQ(test, 0, svod_stage_dma_sgt(ctx->chan, &ctx->bar, 33,
+						    &ctx->sgt, true, HZ));
+	KUNIT_EXPECT_TRUE(test, sgt_matches_bar(ctx, 33));
+	KUNIT_EXPECT_TRUE(test, guard_intact(ctx->fb.mem, 0, 33));
+	KUNIT_EXPECT_TRUE(test, guard_intact(ctx->fb.mem, 33 + len, DMA_BAR_LEN));
+	KUNIT_EXPECT_EQ(test, 0U, fake->nr_terminate);
+	/* The engine never touches the BAR through the CPU accessors. */
+	KUNIT_EXPECT_EQ(test, 0U, ctx->fb.nr_ops);
+}
+
+static void dma_read_pages(struct kunit *test)
+{
+	const size_t len = PAGE_SIZE + 1;
+	struct stage_ctx *ctx = dma_ctx(test, PAGE_SIZE - 1, len);
+
+	fill_pattern(ctx->fb.mem, DMA_BAR_LEN, 9);
+	KUNIT_EXPECT_EQ(test, 0, svod_stage_dma_sgt(ctx->chan, &ctx->bar, 1,
+						    &ctx->sgt, false, HZ));
+	KUNIT_EXPECT_TRUE(test, sgt_matches_bar(ctx, 1));
+}
+
+/* A channel that never completes: -ETIMEDOUT, channel terminated. */
+static void dma_timeout_terminates(struct kunit *test)
+{
+	struct stage_ctx *ctx = dma_ctx(test, 0, PAGE_SIZE);
+
+	fake->mode = FAKE_DMA_STALL;
+	KUNIT_EXPECT_EQ(test, -ETIMEDOUT,
+			svod_stage_dma_sgt(ctx->chan, &ctx->bar, 0, &ctx->sgt,
+					   true, msecs_to_jiffies(50)));
+	KUNIT_EXPECT_EQ(test, 1U, fake->nr_terminate);
+	KUNIT_EXPECT_TRUE(test, list_empty(&fake->queue));
+	KUNIT_EXPECT_TRUE(test, guard_intact(ctx->fb.mem, 0, DMA_BAR_LEN));
+}
+
+static void dma_transfer_error(struct kunit *test)
+{
+	struct stage_ctx *ctx = dma_ctx(test, 0, PAGE_SIZE);
+
+	fake->mode = FAKE_DMA_FAIL;
+	KUNIT_EXPECT_EQ(test, -EIO, svod_stage_dma_sgt(ctx->chan, &ctx->bar, 0,
+						       &ctx->sgt, true, HZ));
+	KUNIT_EXPECT_EQ(test, 0U, fake->nr_terminate);
+}
+
+/* The second descriptor cannot be prepared: the first is dropped unrun. */
+static void dma_prep_failure_terminates(struct kunit *test)
+{
+	struct stage_ctx *ctx = dma_ctx(test, 0, 3 * PAGE_SIZE);
+
+	fake->prep_budget = 1;
+	KUNIT_EXPECT_EQ(test, -ENOMEM, svod_stage_dma_sgt(ctx->chan, &ctx->bar,
+							  0, &ctx->sgt, true, HZ));
+	KUNIT_EXPECT_EQ(test, 1U, fake->nr_terminate);
+	KUNIT_EXPECT_TRUE(test, list_empty(&fake->queue));
+	KUNIT_EXPECT_TRUE(test, guard_intact(ctx->fb.mem, 0, DMA_BAR_LEN));
+}
+
+static struct kunit_case stage_cases[] = {
+	KUNIT_CASE(check_flags_invalid),
+	KUNIT_CASE(check_bounds_range),
+	KUNIT_CASE(pick_engine_rules),
+	KUNIT_CASE(xfer_rejects_before_moving),
+	KUNIT_CASE(xfer_user_fault),
+	KUNIT_CASE(cpu_stage_unaligned),
+	KUNIT_CASE(cpu_read_roundtrip),
+	KUNIT_CASE(cpu_chunks_large),
+	KUNIT_CASE(dma_stage_pages),
+	KUNIT_CASE(dma_read_pages),
+	KUNIT_CASE(dma_timeout_terminates),
+	KUNIT_CASE(dma_transfer_error),
+	KUNIT_CASE(dma_prep_failure_terminates),
+	{}
+};
+
+static struct kunit_suite stage_suite = {
+	.name = "svod_stage",
+	.suite_init = stage_suite_init,
+	.suite_exit = stage_suite_exit,
+	.init = stage_test_init,
+	.exit = stage_test_exit,
+	.test_cases = stage_cases,
+};
+
+kunit_test_suite(stage_suite);
