@@ -451,9 +451,10 @@ static int svod_parse_reserved(const char *s, const char *stop,
  *	ended by NUL, newline or ';'
  * @decl: out: the parsed tier
  *
- * Every key but reserved must be present, each at most once; numbers are
- * decimal or 0x-prefixed hexadecimal. No value is range-checked here: that
- * is the driver's job (a test may want to send nonsense on purpose).
+ * bar, offset and size must be present; base defaults to 0, align to 64
+ * (as in the driver); no key may appear twice. Numbers are decimal or
+ * 0x-prefixed hexadecimal. No value is range-checked here: that is the
+ * driver's job (a test may want to send nonsense on purpose).
  *
  * Context: any thread.
  * Return: 0, or -EINVAL for a malformed line.
@@ -470,6 +471,7 @@ int svod_decl_parse(const char *line, struct svod_tier_decl *decl)
 	size_t n;
 
 	memset(decl, 0, sizeof(*decl));
+	decl->align = SVOD_DECL_DEFAULT_ALIGN;
 	while (p < stop && (*p == ' ' || *p == '\t'))
 		p++;
 	n = strcspn(p, " \t\n;");
@@ -518,7 +520,7 @@ int svod_decl_parse(const char *line, struct svod_tier_decl *decl)
 			break;
 		}
 	}
-	return (seen & 0x1f) == 0x1f ? 0 : -EINVAL;
+	return (seen & 0x7) == 0x7 ? 0 : -EINVAL;
 }
 
 /**

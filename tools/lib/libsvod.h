@@ -11,7 +11,8 @@
  * Besides the ioctls, the library reads and writes the sysfs tier declaration
  * of a bound device (/sys/bus/pci/devices/<bdf>/svod_tiers), whose line
  * format is
- *   <name> bar=<n> offset=0x.. size=0x.. base=0x.. align=<n> [reserved=0xB+0xS,...]
+ *   <name> bar=<n> offset=0x.. size=0x.. [base=0x..] [align=<n>] [reserved=0xB+0xS,...]
+ * (base defaults to 0, align to 64; reserved regions are device addresses).
  */
 #ifndef LIBSVOD_H
 #define LIBSVOD_H
@@ -24,6 +25,9 @@
 #define SVOD_SYSFS_DRIVER	"/sys/bus/pci/drivers/svod"
 #define SVOD_SYSFS_DEVICES	"/sys/bus/pci/devices"
 #define SVOD_SYSFS_PARAMS	"/sys/module/svod/parameters"
+
+/* The driver's default alignment when a declaration gives none. */
+#define SVOD_DECL_DEFAULT_ALIGN	64
 
 /* Longest svod_tiers line the library formats or parses. */
 #define SVOD_DECL_LINE_MAX	512

@@ -42,9 +42,12 @@ static void test_decl_round_trip(void)
 	check(svod_decl_parse(buf, &d2) == 0 && !memcmp(&d, &d2, sizeof(d)),
 	      "decl_parse_of_format_identical");
 	check(svod_decl_format(&d, buf, 20) == -ENOSPC, "decl_format_short_buffer_enospc");
-	check(svod_decl_parse("a bar=2 offset=0 size=4096 base=0 align=64;b bar=2", &d) == 0 &&
+	check(svod_decl_parse("a bar=2 offset=0 size=4096 base=8 align=64;b bar=2", &d) == 0 &&
 	      !strcmp(d.name, "a") && d.size == 4096 && d.nr_reserved == 0,
 	      "decl_parse_stops_at_semicolon");
+	check(svod_decl_parse("t bar=2 offset=0x10 size=0x20", &d) == 0 && d.base == 0 &&
+	      d.align == 64 && d.offset == 0x10 && d.size == 0x20,
+	      "decl_parse_defaults_base_0_align_64");
 }
 
 static void test_decl_malformed(void)
@@ -53,7 +56,8 @@ static void test_decl_malformed(void)
 		"",
 		"   ",
 		"bar=2 offset=0 size=1 base=0 align=1",
-		"t bar=2 offset=0 size=1 base=0",
+		"t bar=2 offset=0 base=0 align=1",
+		"t offset=0 size=1",
 		"t bar=2 offset=0 size=1 base=0 align=1 bogus=1",
 		"t bar=2 bar=2 offset=0 size=1 base=0 align=1",
 		"t bar=x offset=0 size=1 base=0 align=1",

@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Helpers shared by svod's guest harness programs. See common.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "tap.h"
+
+/**
+ * ht_open() - open the svod device ($SVOD_DEV, default /dev/svod)
+ *
+ * SVOD_DEV=/dev/null runs a program without the driver: every ioctl fails,
+ * which shows that each case reports a result (the count matches the plan).
+ *
+ * Context: any thread.
+ * Return: a descriptor, or -errno.
+ */
+int ht_open(void)
+{
+	const char *path = getenv("SVOD_DEV");
+
+	return svod_open_path(path ? path : SVOD_DEV_PATH);
+}
+
+/**
+ * ht_first_tier() - the first tier whose device is present
+ * @fd: descriptor of /dev/svod
+ * @tier: out: its record
+ *
+ * Context: any thread.
+ * Return: 0, -ENODEV if every tier is gone or there is none, or -errno.
+ */
+int ht_first_tier(int fd, struct svod_tier_info *tier)
+{
+	return ht_device_tier(fd, NULL, tier);
+}
+
+/**
+ * ht_device_tier() - the first present tier of one PCI device
+ * @fd: descriptor of /dev/svod
+ * @bdf: PCI address, or NULL for any device
+ * @tier: out: its record
+ *
+ * Context: any thread.
+ * Return: 0, -ENODEV if there is no such tier, or -errno.
+ */
+int ht_device_tier(int fd, const char *bdf, struct svod_tier_info *tier)
+{
+	struct svod_tier_info *tiers;
+	uint32_t nr, i;
+	int ret;
+
+	ret = svod_query_all(fd, &tiers, &nr);
+	if (ret)
+		return ret;
+	ret = -ENODEV;
+	for (i = 0; i < nr; i++) {
+		if (tiers[i].flags & SVOD_TIER_GONE)
+			continue;
+		if (bdf && strncmp(tiers[i].device, bdf, SVOD_NAME_LEN))
+			continue;
+		*tier = tiers[i];
+		ret = 0;
+		break;
+	}
+	free(tiers);
+	return ret;
+}
+
+/**
+ * ht_tier_usage() - free bytes and live allocations of one tier
+ * @fd: descriptor of /dev/svod
+ * @id: tier id
+ * @free_bytes: out (may be NULL)
+ * @nr_live: out (may be NULL)
+ *
+ * Context: any thread.
+ * Return: 0, or -errno (-ENOENT when the tier does not exist).
+ */
+int ht_tier_usage(int fd, uint32_t id, uint64_t *free_bytes, uint32_t *nr_live)
+{
+	struct svod_tier_info t;
+	int ret;
+
+	ret = svod_tier_by_id(fd, id, &t);
+	if (ret)
+		return ret;
+	if (free_bytes)
+		*free_bytes = t.free_bytes;
+	if (nr_live)
+		*nr_live = t.nr_live;
+	return 0;
+}
+
+/**
+ * ht_wait_free() - wait until a tier shows @free_bytes free
+ * @fd: descriptor of /dev/svod
+ * @id: tier id
+ * @free_bytes: the expected value
+ * @ms: how long to keep polling
+ *
+ * Release of a dead process's file is finished when wait() returns; the
+ * poll only keeps a slow guest from turning a late release into a false
+ * failure, and the caller prints how long it took.
+ *
+ * Context: any thread.
+ * Return: the milliseconds waited, or -ETIMEDOUT, or -errno.
+ */
+int ht_wait_free(int fd, uint32_t id, uint64_t free_bytes, unsigned int ms)
+{
+	uint64_t now;
+	unsigned int waited;
+	int ret;
+
+	for (waited = 0;; waited += 10) {
+		ret = ht_tier_usage(fd, id, &now, NULL);
+		if (ret)
+			return ret;
+		if (now == free_bytes)
+			return (int)waited;
+		if (waited >= ms)
+			return -ETIMEDOUT;
+		usleep(10000);
+	}
+}
+
+/**
+ * ht_bar_size() - size of a PCI BAR, from sysfs "resource"
+ * @bdf: PCI address
+ * @bar: BAR index
+ * @size: out: bytes
+ *
+ * Context: any thread.
+ * Return: 0, or -errno (-ENOENT when the BAR is not implemented).
+ */
+int ht_bar_size(const char *bdf, unsigned int bar, uint64_t *size)
+{
+	unsigned long long start, end, flags;
+	char path[256];
+	unsigned int i;
+	FILE *f;
+	int ret = -ENOENT;
+
+	snprintf(path, sizeof(path), SVOD_SYSFS_DEVICES "/%s/resource", bdf);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	for (i = 0; fscanf(f, "%llx %llx %llx", &start, &end, &flags) == 3; i++) {
+		if (i == bar) {
+			if (end > start) {
+				*size = end - start + 1;
+				ret = 0;
+			}
+			break;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+/**
+ * ht_guarded_page() - one read-write page followed by a PROT_NONE page
+ * @page_size: out: the page size
+ *
+ * Context: any thread.
+ * Return: the read-write page, or NULL.
+ */
+void *ht_guarded_page(size_t *page_size)
+{
+	size_t ps = (size_t)sysconf(_SC_PAGESIZE);
+	char *p;
+
+	p = mmap(NULL, 2 * ps, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	if (mprotect(p + ps, ps, PROT_NONE)) {
+		munmap(p, 2 * ps);
+		return NULL;
+	}
+	*page_size = ps;
+	return p;
+}
+
+/**
+ * ht_unguard_page() - undo ht_guarded_page()
+ * @page: what ht_guarded_page() returned
+ * @page_size: the page size
+ *
+ * Context: any thread.
+ */
+void ht_unguard_page(void *page, size_t page_size)
+{
+	munmap(page, 2 * page_size);
+}
+
+/**
+ * ht_seed() - the seed of a randomised program, printed as a diagnostic
+ * @prog: program name for the diagnostic
+ *
+ * The environment variable SVOD_SEED replays a run.
+ *
+ * Context: main thread.
+ * Return: the seed (never 0).
+ */
+uint64_t ht_seed(const char *prog)
+{
+	const char *env = getenv("SVOD_SEED");
+	struct timespec ts;
+	uint64_t seed;
+
+	if (env) {
+		seed = strtoull(env, NULL, 0);
+	} else {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		seed = (uint64_t)ts.tv_sec * 1000000007ULL ^ (uint64_t)ts.tv_nsec;
+	}
+	if (!seed)
+		seed = 1;
+	tap_diag("%s: seed 0x%llx (replay with SVOD_SEED=0x%llx)", prog,
+		 (unsigned long long)seed, (unsigned long long)seed);
+	return seed;
+}
+
+/**
+ * ht_rand() - xorshift64* step
+ * @state: the generator state, never 0
+ *
+ * Context: any thread (one state per thread).
+ * Return: the next pseudo-random number.
+ */
+uint64_t ht_rand(uint64_t *state)
+{
+	uint64_t x = *state;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*state = x;
+	return x * 0x2545F4914F6CDD1DULL;
+}
+
+/**
+ * ht_write_all() - write all of @buf to a pipe or socket
+ * @fd: descriptor
+ * @buf: bytes
+ * @len: byte count
+ *
+ * Context: any thread.
+ * Return: 0, or -errno.
+ */
+int ht_write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	ssize_t n;
+
+	while (len) {
+		n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/**
+ * ht_read_all() - read exactly @len bytes from a pipe or socket
+ * @fd: descriptor
+ * @buf: destination
+ * @len: byte count
+ *
+ * Context: any thread.
+ * Return: 0, -EPIPE at end of file before @len bytes, or -errno.
+ */
+int ht_read_all(int fd, void *buf, size_t len)
+{
+	char *p = buf;
+	ssize_t n;
+
+	while (len) {
+		n = read(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EPIPE;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/**
+ * ht_drop_cap() - drop one capability from this thread's sets
+ * @cap: CAP_* number, e.g. CAP_SYS_ADMIN
+ *
+ * Only the effective, permitted and inheritable sets of the calling thread
+ * change; the uid stays, so file permissions still allow what root may do.
+ *
+ * Context: a single-threaded child, before it exercises the missing right.
+ * Return: 0, or -errno.
+ */
+int ht_drop_cap(unsigned int cap)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {};
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -errno;
+	data[cap / 32].effective &= ~(1U << (cap % 32));
+	data[cap / 32].permitted &= ~(1U << (cap % 32));
+	data[cap / 32].inheritable &= ~(1U << (cap % 32));
+	if (syscall(SYS_capset, &hdr, data))
+		return -errno;
+	return 0;
+}
+
+/**
+ * ht_wait_exit() - reap a child
+ * @pid: the child
+ *
+ * Context: main thread.
+ * Return: its exit status (0..255), 128 + signal if it was killed, or -errno.
+ */
+int ht_wait_exit(pid_t pid)
+{
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR)
+			return -errno;
+	}
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+/**
+ * ht_kmsg_open() - open the kernel log, positioned at its end
+ *
+ * Context: main thread; needs root.
+ * Return: a non-blocking descriptor of /dev/kmsg, or -errno.
+ */
+int ht_kmsg_open(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (lseek(fd, 0, SEEK_END) < 0) {
+		close(fd);
+		return -errno;
+	}
+	return fd;
+}
+
+/**
+ * ht_kmsg_find() - count new kernel log records containing @needle
+ * @kfd: from ht_kmsg_open(); advanced past every record read
+ * @needle: text to look for
+ *
+ * Context: main thread.
+ * Return: the number of matching records since the last call.
+ */
+int ht_kmsg_find(int kfd, const char *needle)
+{
+	char rec[2048];
+	ssize_t n;
+	int found = 0;
+
+	for (;;) {
+		n = read(kfd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;
+		if (n <= 0)
+			break;
+		rec[n] = '\0';
+		if (strstr(rec, needle)) {
+			tap_diag("kmsg: %.*s", (int)strcspn(rec, "\n"), rec);
+			found++;
+		}
+	}
+	return found;
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by svod's guest harness programs: device and tier lookup,
+ * guard pages, a seeded PRNG, pipes, capabilities.
+ */
+#ifndef SVOD_HARNESS_COMMON_H
+#define SVOD_HARNESS_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "libsvod.h"
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+int ht_open(void);
+int ht_first_tier(int fd, struct svod_tier_info *tier);
+int ht_device_tier(int fd, const char *bdf, struct svod_tier_info *tier);
+int ht_tier_usage(int fd, uint32_t id, uint64_t *free_bytes, uint32_t *nr_live);
+int ht_wait_free(int fd, uint32_t id, uint64_t free_bytes, unsigned int ms);
+int ht_bar_size(const char *bdf, unsigned int bar, uint64_t *size);
+void *ht_guarded_page(size_t *page_size);
+void ht_unguard_page(void *page, size_t page_size);
+uint64_t ht_seed(const char *prog);
+uint64_t ht_rand(uint64_t *state);
+int ht_write_all(int fd, const void *buf, size_t len);
+int ht_read_all(int fd, void *buf, size_t len);
+int ht_drop_cap(unsigned int cap);
+int ht_wait_exit(pid_t pid);
+int ht_kmsg_open(void);
+int ht_kmsg_find(int kfd, const char *needle);
+
+#endif /* SVOD_HARNESS_COMMON_H */

@@ -1,0 +1,842 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * svodctl: list tiers, show who holds what, allocate/resolve/free, stage and
+ * read bytes, declare tiers, run a scripted session, and the demo.
+ *
+ * A handle lives only as long as the open file of /dev/svod that issued it,
+ * so alloc, resolve, free, stage and read are meant to be chained in one
+ * process: `svodctl run` reads one command per line and runs them all on
+ * the same open file, where "%N" names the handle of the N-th alloc and "%"
+ * the latest. Run on their own they show the isolation rules (a handle
+ * printed by another process is refused with ESTALE).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "svodctl.h"
+
+#define MAX_SESSION_HANDLES	256
+#define MAX_RUN_ARGS		16
+
+/* The open file every command of this process uses (one per process). */
+static int session_fd = -1;
+/* Handles allocated in this process, for "%N" in `svodctl run`. */
+static uint64_t session_handles[MAX_SESSION_HANDLES];
+static unsigned int nr_session_handles;
+
+struct svodctl_cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *args;
+	const char *help;
+};
+
+static const struct svodctl_cmd cmds[] = {
+	{ "tiers", svodctl_cmd_tiers, "",
+	  "List every tier: id, name, device, base, capacity, usage, live allocations." },
+	{ "top", svodctl_cmd_top, "",
+	  "Show which processes hold which bytes (from /proc/*/fdinfo of /dev/svod,\n"
+	  "\tand debugfs svod/state when mounted)." },
+	{ "alloc", svodctl_cmd_alloc, "TIER SIZE [ALIGN] [--hold]",
+	  "Allocate SIZE bytes (suffixes k, M, G) in TIER (id or name); ALIGN 0 or\n"
+	  "\ta power of two. --hold keeps the allocation until stdin closes or a\n"
+	  "\tsignal arrives (handles die with the process's open file)." },
+	{ "free", svodctl_cmd_free, "HANDLE", "Free an allocation of this process." },
+	{ "resolve", svodctl_cmd_resolve, "HANDLE",
+	  "Print the tier, device address and capacity of a handle of this process." },
+	{ "stage", svodctl_cmd_stage, "HANDLE OFFSET (--file F | --pattern SEED --length N) [--cpu|--dma]",
+	  "Copy bytes into an allocation's device memory." },
+	{ "read", svodctl_cmd_read, "HANDLE OFFSET LENGTH [--out F] [--cpu|--dma]",
+	  "Copy bytes out of an allocation (hex dump unless --out)." },
+	{ "declare", svodctl_cmd_declare, "[BDF [DECLARATION | -]]",
+	  "Show the tier declaration of every device (or of BDF), or replace BDF's\n"
+	  "\ttiers with DECLARATION (lines or ';'-separated; '-' reads stdin):\n"
+	  "\t<name> bar=<n> offset=<off> size=<bytes> [base=<addr>] [align=<n>]\n"
+	  "\t[reserved=<base>+<size>,...]. Needs CAP_SYS_ADMIN." },
+	{ "run", svodctl_cmd_run, "[FILE]",
+	  "Run commands, one per line (from FILE or stdin), on one open file;\n"
+	  "\t\"%N\" is the handle of the N-th alloc, \"%\" the latest; '#' starts a comment." },
+	{ "demo", svodctl_cmd_demo, "",
+	  "A short scripted session: tiers, alloc, resolve, a stale handle refused,\n"
+	  "\ta holder process seen by top." },
+	{ "plan", svodctl_cmd_plan, "TRACEFILE [options]",
+	  "Plan an arena from an event trace (see Documentation/planner.rst)." },
+	{ "bench", svodctl_cmd_bench, "[args]",
+	  "Run the harness benchmark (t_bench) found next to svodctl or on PATH." },
+};
+
+/**
+ * svodctl_err() - print a one-line error naming the errno
+ * @cmd: the subcommand
+ * @err: -errno (or errno)
+ * @fmt: printf format of the context appended to the errno's description
+ *	(may be NULL)
+ *
+ * Prints e.g. "svodctl: alloc: ENOSPC: no space in tier 0".
+ *
+ * Context: any.
+ * Return: 1, the exit status of a failed command.
+ */
+int svodctl_err(const char *cmd, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "svodctl: %s: %s: %s", cmd, svod_errno_name(err),
+		svod_strerror(err));
+	if (fmt) {
+		fputc(' ', stderr);
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+	}
+	fputc('\n', stderr);
+	return 1;
+}
+
+/**
+ * svodctl_help() - print the help of one subcommand, or of all
+ * @cmd: the subcommand, or NULL for the overview
+ * @status: exit status to return; usage goes to stderr when nonzero
+ *
+ * Context: any.
+ * Return: @status.
+ */
+int svodctl_help(const char *cmd, int status)
+{
+	FILE *out = status ? stderr : stdout;
+	unsigned int i;
+
+	if (!cmd)
+		fprintf(out, "usage: svodctl COMMAND [ARGS]   (svodctl COMMAND --help)\n\n");
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		if (cmd && strcmp(cmd, cmds[i].name))
+			continue;
+		fprintf(out, "%ssvodctl %s %s\n\t%s\n", cmd ? "usage: " : "  ",
+			cmds[i].name, cmds[i].args, cmds[i].help);
+	}
+	if (!cmd)
+		fprintf(out, "\nErrors print the errno name, e.g. "
+			"\"svodctl: alloc: ENOSPC: no space in tier 0\".\n");
+	return status;
+}
+
+/**
+ * svodctl_wants_help() - does argv ask for --help?
+ * @argc: argument count
+ * @argv: arguments, argv[0] the subcommand
+ *
+ * Context: any.
+ * Return: nonzero if -h or --help is among the arguments.
+ */
+int svodctl_wants_help(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return 1;
+	return 0;
+}
+
+/**
+ * svodctl_parse_u64() - parse a number with an optional k/M/G suffix
+ * @s: the text, e.g. "4096", "0x1000", "64k", "16M"
+ * @val: out: the value
+ *
+ * Context: any.
+ * Return: 0, -EINVAL if @s is not a number, -ERANGE if it overflows.
+ */
+int svodctl_parse_u64(const char *s, uint64_t *val)
+{
+	unsigned int shift = 0;
+	char *end;
+	uint64_t v;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno)
+		return -ERANGE;
+	switch (*end) {
+	case 'k': case 'K':
+		shift = 10;
+		break;
+	case 'm': case 'M':
+		shift = 20;
+		break;
+	case 'g': case 'G':
+		shift = 30;
+		break;
+	case '\0':
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (shift && (end[1] || v > (UINT64_MAX >> shift)))
+		return end[1] ? -EINVAL : -ERANGE;
+	*val = v << shift;
+	return 0;
+}
+
+/**
+ * svodctl_parse_tier() - a tier id from an id or a name
+ * @fd: descriptor of /dev/svod
+ * @s: decimal id, or a tier name
+ * @id: out: the id
+ *
+ * Context: any.
+ * Return: 0, or -errno (-ENOENT for an unknown name).
+ */
+int svodctl_parse_tier(int fd, const char *s, uint32_t *id)
+{
+	struct svod_tier_info t;
+	uint64_t v;
+	int ret;
+
+	if (!svodctl_parse_u64(s, &v) && v <= UINT32_MAX) {
+		*id = (uint32_t)v;
+		return 0;
+	}
+	ret = svod_tier_by_name(fd, s, &t);
+	if (!ret)
+		*id = t.id;
+	return ret;
+}
+
+static int svodctl_parse_handle(const char *s, uint64_t *h)
+{
+	uint64_t n;
+
+	if (s[0] == '%') {
+		if (!s[1]) {
+			if (!nr_session_handles)
+				return -ENOENT;
+			*h = session_handles[nr_session_handles - 1];
+			return 0;
+		}
+		if (svodctl_parse_u64(s + 1, &n) || n == 0 || n > nr_session_handles)
+			return -ENOENT;
+		*h = session_handles[n - 1];
+		return 0;
+	}
+	errno = 0;
+	*h = strtoull(s, (char **)&s, 0);
+	return errno || *s ? -EINVAL : 0;
+}
+
+/**
+ * svodctl_session_fd() - the open file of /dev/svod this process uses
+ *
+ * Opened on first use and kept until exit, so every command of one
+ * `svodctl run` sees the same handle table.
+ *
+ * Context: main thread.
+ * Return: the descriptor, or -errno.
+ */
+int svodctl_session_fd(void)
+{
+	const char *path = getenv("SVOD_DEV");
+
+	if (session_fd < 0)
+		session_fd = svod_open_path(path ? path : SVOD_DEV_PATH);
+	return session_fd;
+}
+
+/**
+ * svodctl_size() - a byte count for humans ("64.0 MiB")
+ * @bytes: the count
+ * @buf: out
+ * @len: bytes at @buf
+ *
+ * Context: any.
+ */
+void svodctl_size(uint64_t bytes, char *buf, unsigned int len)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)bytes;
+	unsigned int u = 0;
+
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, len, "%" PRIu64 " B", bytes);
+	else
+		snprintf(buf, len, "%.1f %s", v, units[u]);
+}
+
+/**
+ * svodctl_print_tiers() - print the tier table
+ * @fd: descriptor of /dev/svod
+ *
+ * Context: any.
+ * Return: 0, or -errno.
+ */
+int svodctl_print_tiers(int fd)
+{
+	char cap[32], used[32], largest[32], resv[32];
+	struct svod_tier_info *tiers;
+	uint32_t nr, i, r;
+	uint64_t in_use;
+	int ret;
+
+	ret = svod_query_all(fd, &tiers, &nr);
+	if (ret)
+		return ret;
+	printf("%-4s %-16s %-14s %-12s %10s %10s %6s %10s %6s %6s %10s %s\n",
+	       "ID", "NAME", "DEVICE", "BASE", "CAPACITY", "USED", "USE%",
+	       "LARGEST", "LIVE", "ALIGN", "RESERVED", "STATE");
+	for (i = 0; i < nr; i++) {
+		const struct svod_tier_info *t = &tiers[i];
+
+		in_use = t->capacity - t->reserved_bytes - t->free_bytes;
+		svodctl_size(t->capacity, cap, sizeof(cap));
+		svodctl_size(in_use, used, sizeof(used));
+		svodctl_size(t->largest_free, largest, sizeof(largest));
+		svodctl_size(t->reserved_bytes, resv, sizeof(resv));
+		printf("%-4u %-16.*s %-14.*s 0x%-10" PRIx64 " %10s %10s %5.1f%% %10s %6u %6" PRIu64
+		       " %10s %s\n", t->id, SVOD_NAME_LEN, t->name, SVOD_NAME_LEN,
+		       t->device, (uint64_t)t->device_base, cap, used,
+		       t->capacity > t->reserved_bytes ?
+		       100.0 * (double)in_use / (double)(t->capacity - t->reserved_bytes) : 0.0,
+		       largest, t->nr_live, (uint64_t)t->align, resv,
+		       t->flags & SVOD_TIER_GONE ? "gone" : "ok");
+		for (r = 0; r < t->nr_reserved && r < SVOD_MAX_RESERVED; r++)
+			printf("     reserved 0x%" PRIx64 "+0x%" PRIx64 "\n",
+			       (uint64_t)t->reserved[r].base, (uint64_t)t->reserved[r].size);
+	}
+	if (!nr)
+		printf("(no tiers: is a device bound to svod?)\n");
+	free(tiers);
+	return 0;
+}
+
+/**
+ * svodctl_cmd_tiers() - `svodctl tiers`
+ * @argc: argument count
+ * @argv: arguments
+ *
+ * Context: main thread.
+ * Return: exit status.
+ */
+int svodctl_cmd_tiers(int argc, char **argv)
+{
+	int fd, ret;
+
+	if (svodctl_wants_help(argc, argv))
+		return svodctl_help(argv[0], 0);
+	if (argc != 1)
+		return svodctl_help(argv[0], SVODCTL_USAGE);
+	fd = svodctl_session_fd();
+	if (fd < 0)
+		return svodctl_err(argv[0], fd, "(opening " SVOD_DEV_PATH ")");
+	ret = svodctl_print_tiers(fd);
+	return ret ? svodctl_err(argv[0], ret, NULL) : 0;
+}
+
+static volatile sig_atomic_t hold_done;
+
+static void hold_signal(int sig)
+{
+	(void)sig;
+	hold_done = 1;
+}
+
+/* Wait for EOF on stdin or SIGINT/SIGTERM/SIGHUP. */
+static void hold(void)
+{
+	struct sigaction sa = { .sa_handler = hold_signal };
+	char buf[64];
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	while (!hold_done && read(STDIN_FILENO, buf, sizeof(buf)) > 0)
+		;
+}
+
+/**
+ * svodctl_cmd_alloc() - `svodctl alloc TIER SIZE [ALIGN] [--hold]`
+ * @argc: argument count
+ * @argv: arguments
+ *
+ * Context: main thread.
+ * Return: exit status.
+ */
+int svodctl_cmd_alloc(int argc, char **argv)
+{
+	uint64_t size, align = 0;
+	struct svod_alloc a;
+	int fd, ret, do_hold = 0;
+	uint32_t tier;
+
+	if (svodctl_wants_help(argc, argv))
+		return svodctl_help(argv[0], 0);
+	if (argc > 1 && !strcmp(argv[argc - 1], "--hold")) {
+		do_hold = 1;
+		argc--;
+	}
+	if (argc < 3 || argc > 4 || svodctl_parse_u64(argv[2], &size) ||
+	    (argc == 4 && svodctl_parse_u64(argv[3], &align)))
+		return svodctl_help(argv[0], SVODCTL_USAGE);
+	fd = svodctl_session_fd();
+	if (fd < 0)
+		return svodctl_err(argv[0], fd, "(opening " SVOD_DEV_PATH ")");
+	ret = svodctl_parse_tier(fd, argv[1], &tier);
+	if (ret)
+		return svodctl_err(argv[0], ret, "%s", argv[1]);
+	ret = svod_alloc(fd, tier, size, align, &a);
+	if (ret)
+		return svodctl_err(argv[0], ret, "%u", tier);
+	if (nr_session_handles < MAX_SESSION_HANDLES)
+		session_handles[nr_session_handles++] = a.handle;
+	printf("handle 0x%" PRIx64 " tier %u device_addr 0x%" PRIx64 " capacity %" PRIu64 "\n",
+	       (uint64_t)a.handle, tier, (uint64_t)a.device_addr, (uint64_t)a.capacity);
+	fflush(stdout);
+	if (do_hold)
+		hold();
+	return 0;
+}
+
+/**
+ * svodctl_cmd_free() - `svodctl free HANDLE`
+ * @argc: argument count
+ * @argv: arguments
+ *
+ * Context: main thread.
+ * Return: exit status.
+ */
+int svodctl_cmd_free(int argc, char **argv)
+{
+	uint64_t h;
+	int fd, ret;
+
+	if (svodctl_wants_help(argc, argv))
+		return svodctl_help(argv[0], 0);
+	if (argc != 2)
+		return svodctl_help(argv[0], SVODCTL_USAGE);
+	ret = svodctl_parse_handle(argv[1], &h);
+	if (ret)
+		return svodctl_err(argv[0], ret, "(no handle \"%s\" in this process)", argv[1]);
+	fd = svodctl_session_fd();
+	if (fd < 0)
+		return svodctl_err(argv[0], fd, "(opening " SVOD_DEV_PATH ")");
+	ret = svod_free(fd, h);
+	if (ret)
+		return svodctl_err(argv[0], ret, "0x%" PRIx64, h);
+	printf("freed 0x%" PRIx64 "\n", h);
+	return 0;
+}
+
+/**
+ * svodctl_cmd_resolve() - `svodctl resolve HANDLE`
+ * @argc: argument count
+ * @argv: arguments
+ *
+ * Context: main thread.
+ * Return: exit status.
+ */
+int svodctl_cmd_resolve(int argc, char **argv)
+{
+	struct svod_resolve r;
+	uint64_t h;
+	int fd, ret;
+
+	if (svodctl_wants_help(argc, argv))
+		return svodctl_help(argv[0], 0);
+	if (argc != 2)
+		return svodctl_help(argv[0], SVODCTL_USAGE);
+	ret = svodctl_parse_handle(argv[1], &h);
+	if (ret)
+		return svodctl_err(argv[0], ret, "(no handle \"%s\" in this process)", argv[1]);
+	fd = svodctl_session_fd();
+	if (fd < 0)
+		return svodctl_err(argv[0], fd, "(opening " SVOD_DEV_PATH ")");
+	ret = svod_resolve(fd, h, &r);
+	if (ret)
+		return svodctl_err(argv[0], ret, "0x%" PRIx64, h);
+	printf("handle 0x%" PRIx64 " tier %u device_addr 0x%" PRIx64 " capacity %" PRIu64 "\n",
+	       h, r.tier, (uint64_t)r.device_addr, (uint64_t)r.capacity);
+	return 0;
+}
+
+/* Parse the options shared by stage and read; positional ones stay in pos[]. */
+static int xfer_opts(int argc, char **argv, char **pos, int *nr_pos,
+		     uint32_t *flags, const char **file, uint64_t *seed,
+		     uint64_t *length)
+{
+	int i;
+
+	*nr_pos = 0;
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--cpu")) {
+			*flags |= SVOD_XFER_CPU;
+		} else if (!strcmp(argv[i], "--dma")) {
+			*flags |= SVOD_XFER_DMA;
+		} else if ((!strcmp(argv[i], "--file") || !strcmp(argv[i], "--out")) &&
+			   i + 1 < argc) {
+			*file = argv[++i];
+		} else if (!strcmp(argv[i], "--pattern") && seed && i + 1 < argc) {
+			if (svodctl_parse_u64(argv[++i], seed))
+				return -EINVAL;
+		} else if (!strcmp(argv[i], "--length") && length && i + 1 < argc) {
+			if (svodctl_parse_u64(argv[++i], length))
+				return -EINVAL;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			return -EINVAL;
+		} else if (*nr_pos < 3) {
+			pos[(*nr_pos)++] = argv[i];
+		} else {
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static unsigned char *read_file(const char *path, uint64_t *len)
+{
+	unsigned char *buf = NULL, *grown;
+	size_t cap = 0, used = 0;
+	ssize_t n;
+	int fd;
+
+	fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
+	if (fd < 0)
+		return NULL;
+	for (;;) {
+		if (used == cap) {
+			cap = cap ? 2 * cap : 1 << 16;
+			grown = realloc(buf, cap);
+			if (!grown)
+				goto fail;
+			buf = grown;
+		}
+		n = read(fd, buf + used, cap - used);
+		if (n < 0)
+			goto fail;
+		if (n == 0)
+			break;
+		used += (size_t)n;
+	}
+	if (fd != STDIN_FILENO)
+		close(fd);
+	*len = used;
+	return buf ? buf : malloc(1);
+fail:
+	if (fd != STDIN_FILENO)
+		close(fd);
+	free(buf);
+	return NULL;
+}
+
+/**
+ * svodctl_cmd_stage() - `svodctl stage HANDLE OFFSET ...`
+ * @argc: argument count
+ * @argv: arguments
+ *
+ * With --pattern SEED the bytes are byte i = (SEED + i * 131) & 0xff.
+ *
+ * Context: main thread.
+ * Return: exit status.
+ */
+int svodctl_cmd_stage(int argc, char **argv)
+{
+	uint64_t h, off, seed = 0, len = 0, done = 0, i;
+	const char *file = NULL;
+	uint32_t flags = 0;
+	unsigned char *buf;
+	char *pos[3];
+	int nr_pos, fd, ret, have_seed;
+
+	if (svodctl_wants_help(argc, argv))
+		return svodctl_help(argv[0], 0);
+	seed = UINT64_MAX;
+	if (xfer_opts(argc, argv, pos, &nr_pos, &flags, &file, &seed, &len) ||
+	    nr_pos != 2 || svodctl_parse_handle(pos[0], &h) ||
+	    svodctl_parse_u64(pos[1], &off))
+		return svodctl_help(argv[0], SVODCTL_USAGE);
+	have_seed = seed != UINT64_MAX;
+	if (!!file == have_seed || (have_seed && !len))
+		return svodctl_help(argv[0], SVODCTL_USAGE);
+	if (file) {
+		buf = read_file(file, &len);
+		if (!buf)
+			return svodctl_err(argv[0], -errno, "(reading %s)", file);
+	} else {
+		buf = malloc(len);
+		if (!buf)
+			return svodctl_err(argv[0], -ENOMEM, NULL);
+		for (i = 0; i < len; i++)
+			buf[i] = (unsigned char)(seed + i * 131);
+	}
+	fd = svodctl_session_fd();
+	ret = fd < 0 ? fd : svod_stage(fd, h, off, buf, len, flags, &done);
+	free(buf);
+	if (ret)
+		return svodctl_err(argv[0], ret, "0x%" PRIx64 " (%" PRIu64 " bytes moved)",
+				   h, done);
+	printf("staged %" PRIu64 " bytes at offset %" PRIu64 " of 0x%" PRIx64 "\n",
+	       done, off, h);
+	return 0;
+}
+
+/**
+ * svodctl_cmd_read() - `svodctl read HANDLE OFFSET LENGTH ...`
+ * @argc: argument count
+ * @argv: arguments
+ *
+ * Context: main thread.
+ * Return: exit status.
+ */
+int svodctl_cmd_read(int argc, char **argv)
+{
+	uint64_t h, off, len, done = 0, i;
+	const char *file = NULL;
+	uint32_t flags = 0;
+	unsigned char *buf;
+	char *pos[3];
+	int nr_pos, fd, out, ret;
+
+	if (svodctl_wants_help(argc, argv))
+		return svodctl_help(argv[0], 0);
+	if (xfer_opts(argc, argv, pos, &nr_pos, &flags, &file, NULL, NULL) ||
+	    nr_pos != 3 || svodctl_parse_handle(pos[0], &h) ||
+	    svodctl_parse_u64(pos[1], &off) || svodctl_parse_u64(pos[2], &len))
+		return svodctl_help(argv[0], SVODCTL_USAGE);
+	buf = malloc(len ? len : 1);
+	if (!buf)
+		return svodctl_err(argv[0], -ENOMEM, NULL);
+	fd = svodctl_session_fd();
+	ret = fd < 0 ? fd : svod_read(fd, h, off, buf, len, flags, &done);
+	if (ret) {
+		free(buf);
+		return svodctl_err(argv[0], ret, "0x%" PRIx64, h);
+	}
+	if (file) {
+		out = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		ret = out < 0 ? -errno : 0;
+		if (!ret && write(out, buf, done) != (ssize_t)done)
+			ret = errno ? -errno : -EIO;
+		if (out >= 0)
+			close(out);
+		free(buf);
+		return ret ? svodctl_err(argv[0], ret, "(writing %s)", file) : 0;
+	}
+	for (i = 0; i < done; i++)
+		printf("%02x%s", buf[i], i % 16 == 15 || i + 1 == done ? "\n" : " ");
+	free(buf);
+	return 0;
+}
+
+static int declare_show(const char *bdf)
+{
+	char text[4096];
+	int ret;
+
+	ret = svod_tiers_read(bdf, text, sizeof(text));
+	if (ret < 0)
+		return ret;
+	printf("%s:\n", bdf);
+	fputs(text, stdout);
+	return 0;
+}
+
+/**
+ * svodctl_cmd_declare() - `svodctl declare [BDF [DECLARATION | -]]`
+ * @argc: argument count
+ * @argv: arguments
+ *
+ * Context: main thread.
+ * Return: exit status.
+ */
+int svodctl_cmd_declare(int argc, char **argv)
+{
+	char bdfs[16][SVOD_NAME_LEN];
+	unsigned char *text;
+	uint64_t len;
+	int i, nr, ret;
+
+	if (svodctl_wants_help(argc, argv))
+		return svodctl_help(argv[0], 0);
+	if (argc > 3)
+		return svodctl_help(argv[0], SVODCTL_USAGE);
+	if (argc == 2) {
+		ret = declare_show(argv[1]);
+		return ret ? svodctl_err(argv[0], ret, "%s", argv[1]) : 0;
+	}
+	if (argc == 1) {
+		nr = svod_devices(bdfs, 16);
+		if (nr < 0)
+			return svodctl_err(argv[0], nr, "(is svod loaded?)");
+		for (i = 0; i < nr && i < 16; i++) {
+			ret = declare_show(bdfs[i]);
+			if (ret)
+				return svodctl_err(argv[0], ret, "%s", bdfs[i]);
+		}
+		return 0;
+	}
+	if (!strcmp(argv[2], "-")) {
+		text = read_file("-", &len);
+		if (!text)
+			return svodctl_err(argv[0], -errno, "(reading stdin)");
+		text[len ? len - (text[len - 1] == '\n') : 0] = '\0';
+		ret = svod_tiers_write(argv[1], (char *)text);
+		free(text);
+	} else {
+		ret = svod_tiers_write(argv[1], argv[2]);
+	}
+	if (ret)
+		return svodctl_err(argv[0], ret, "%s (the kernel log says why)", argv[1]);
+	return declare_show(argv[1]) ? 1 : 0;
+}
+
+static int split_args(char *line, char **args)
+{
+	char *tok, *save = NULL;
+	int n = 0;
+
+	line[strcspn(line, "#\n")] = '\0';
+	for (tok = strtok_r(line, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+		if (n == MAX_RUN_ARGS - 1)
+			return -E2BIG;
+		args[n++] = tok;
+	}
+	args[n] = NULL;
+	return n;
+}
+
+static const struct svodctl_cmd *find_cmd(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(cmds[i].name, name))
+			return &cmds[i];
+	return NULL;
+}
+
+/**
+ * svodctl_cmd_run() - `svodctl run [FILE]`: one command per line, one open file
+ * @argc: argument count
+ * @argv: arguments
+ *
+ * Every line is echoed with a "$ " prefix before it runs; a failing line
+ * does not stop the script (the error line is the point of some scripts),
+ * but makes the exit status 1.
+ *
+ * Context: main thread.
+ * Return: exit status.
+ */
+int svodctl_cmd_run(int argc, char **argv)
+{
+	const struct svodctl_cmd *c;
+	char line[1024], *args[MAX_RUN_ARGS];
+	int n, status = 0;
+	FILE *in = stdin;
+
+	if (svodctl_wants_help(argc, argv))
+		return svodctl_help(argv[0], 0);
+	if (argc > 2)
+		return svodctl_help(argv[0], SVODCTL_USAGE);
+	if (argc == 2 && strcmp(argv[1], "-")) {
+		in = fopen(argv[1], "re");
+		if (!in)
+			return svodctl_err(argv[0], -errno, "(opening %s)", argv[1]);
+	}
+	while (fgets(line, sizeof(line), in)) {
+		printf("$ %s", line);
+		if (!strchr(line, '\n'))
+			printf("\n");
+		fflush(stdout);
+		n = split_args(line, args);
+		if (n <= 0) {
+			if (n < 0)
+				status = svodctl_err(argv[0], n, "(line too long)");
+			continue;
+		}
+		c = find_cmd(args[0]);
+		if (!c || c->fn == svodctl_cmd_run || c->fn == svodctl_cmd_demo) {
+			status = svodctl_err(argv[0], -EINVAL, "(no command \"%s\" in a run)",
+					     args[0]);
+			continue;
+		}
+		if (c->fn(n, args))
+			status = 1;
+		fflush(stdout);
+	}
+	if (in != stdin)
+		fclose(in);
+	return status;
+}
+
+/**
+ * svodctl_cmd_bench() - `svodctl bench`: run the harness benchmark
+ * @argc: argument count
+ * @argv: arguments, passed on to t_bench
+ *
+ * Context: main thread.
+ * Return: exit status (t_bench's, if it ran).
+ */
+int svodctl_cmd_bench(int argc, char **argv)
+{
+	char self[4096], path[4200];
+	ssize_t n;
+
+	(void)argc;
+	if (svodctl_wants_help(argc, argv))
+		return svodctl_help(argv[0], 0);
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		self[n] = '\0';
+		*strrchr(self, '/') = '\0';
+		snprintf(path, sizeof(path), "%s/t_bench", self);
+		argv[0] = path;
+		execv(path, argv);
+	}
+	argv[0] = "t_bench";
+	execvp("t_bench", argv);
+	return svodctl_err("bench", -errno, "(t_bench not found next to svodctl or on PATH)");
+}
+
+#ifndef SVODCTL_HAVE_PLAN
+/**
+ * svodctl_cmd_plan() - `svodctl plan`, when the planner CLI is not built in
+ * @argc: argument count
+ * @argv: arguments
+ *
+ * Context: main thread.
+ * Return: exit status 1.
+ */
+int svodctl_cmd_plan(int argc, char **argv)
+{
+	(void)argc;
+	return svodctl_err(argv[0], -EOPNOTSUPP, "(svodctl was built without cmd_plan.c)");
+}
+#endif
+
+int main(int argc, char **argv)
+{
+	const struct svodctl_cmd *c;
+
+	if (argc < 2)
+		return svodctl_help(NULL, SVODCTL_USAGE);
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+		return svodctl_help(NULL, 0);
+	if (!strcmp(argv[1], "help"))
+		return svodctl_help(argc > 2 ? argv[2] : NULL, 0);
+	c = find_cmd(argv[1]);
+	if (!c) {
+		fprintf(stderr, "svodctl: unknown command \"%s\"\n", argv[1]);
+		return svodctl_help(NULL, SVODCTL_USAGE);
+	}
+	return c->fn(argc - 1, argv + 1);
+}
