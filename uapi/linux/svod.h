@@ -11,6 +11,7 @@
 #ifndef _UAPI_LINUX_SVOD_H
 #define _UAPI_LINUX_SVOD_H
 
+#include <linux/const.h>
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
@@ -29,7 +30,7 @@ struct svod_region {
 };
 
 /* svod_tier_info.flags */
-#define SVOD_TIER_GONE		(1U << 0)	/* device removed: calls fail with -ENODEV */
+#define SVOD_TIER_GONE		_BITUL(0)	/* device removed: calls fail with -ENODEV */
 
 /**
  * struct svod_tier_info - one tier, as reported by SVOD_IOCTL_QUERY
@@ -138,8 +139,8 @@ struct svod_resolve {
 };
 
 /* svod_xfer.flags: at most one engine bit; none means auto. */
-#define SVOD_XFER_CPU		(1U << 0)
-#define SVOD_XFER_DMA		(1U << 1)
+#define SVOD_XFER_CPU		_BITUL(0)
+#define SVOD_XFER_DMA		_BITUL(1)
 #define SVOD_XFER_FLAGS		(SVOD_XFER_CPU | SVOD_XFER_DMA)
 
 /**

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * svod: module parameters, global registries and the /dev/svod misc device.
+ * All bound devices' tiers appear under one /dev/svod.
+ */
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+
+#include "svod.h"
+
+unsigned int svod_max_handles = 65536;
+module_param_named(max_handles, svod_max_handles, uint, 0644);
+MODULE_PARM_DESC(max_handles,
+		 "Live handles per open file, read at open (-EMFILE beyond)");
+
+unsigned long long svod_max_bytes;
+module_param_named(max_bytes, svod_max_bytes, ullong, 0644);
+MODULE_PARM_DESC(max_bytes,
+		 "Bytes per open file per tier, 0 = unlimited (-EDQUOT beyond)");
+
+unsigned int svod_max_plan_events = 1U << 20;
+module_param_named(max_plan_events, svod_max_plan_events, uint, 0644);
+MODULE_PARM_DESC(max_plan_events, "Events per PLAN call (-E2BIG beyond)");
+
+/* Protects the device list and every device's tier set. */
+DEFINE_MUTEX(svod_decl_lock);
+
+/* Protects svod_files. */
+DEFINE_MUTEX(svod_files_lock);
+LIST_HEAD(svod_files);
+
+/*
+ * Tier id -> struct svod_dev_tier, for every tier not yet released (gone
+ * tiers stay while allocations hold them, so calls on them see -ENODEV).
+ * Lookups take a reference under the xarray's lock; release erases the
+ * entry under that lock before freeing.
+ */
+DEFINE_XARRAY_ALLOC(svod_tier_xa);
+
+static struct miscdevice svod_misc = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "svod",
+	.fops = &svod_fops,
+	.mode = 0660,
+};
+
+static int __init svod_init(void)
+{
+	int ret;
+
+	svod_debugfs_init();
+	svod_stage_init();
+
+	ret = misc_register(&svod_misc);
+	if (ret)
+		goto exit_stage;
+
+	ret = svod_pci_register();
+	if (ret)
+		goto deregister_misc;
+
+	return 0;
+
+deregister_misc:
+	misc_deregister(&svod_misc);
+exit_stage:
+	svod_stage_exit();
+	svod_debugfs_fini();
+	return ret;
+}
+
+static void __exit svod_exit(void)
+{
+	svod_pci_unregister();
+	misc_deregister(&svod_misc);
+	svod_stage_exit();
+	svod_debugfs_fini();
+	WARN_ON(!xa_empty(&svod_tier_xa));
+}
+
+module_init(svod_init);
+module_exit(svod_exit);
+
+MODULE_DESCRIPTION("svod: safe sharing of an accelerator's memory tiers");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * svod PCI driver: binds devices whose BARs hold memory tiers. QEMU's
+ * ivshmem-plain is in the ID table; other devices are bound through new_id.
+ */
+#include <linux/kobject.h>
+#include <linux/module.h>
+#include <linux/pci.h>
+
+#include "svod.h"
+
+#define PCI_DEVICE_ID_IVSHMEM	0x1110
+
+static const struct pci_device_id svod_pci_ids[] = {
+	{ PCI_DEVICE(PCI_VENDOR_ID_REDHAT_QUMRANET, PCI_DEVICE_ID_IVSHMEM) },
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, svod_pci_ids);
+
+static int svod_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct svod_dev *sdev;
+	int ret;
+
+	sdev = devm_kzalloc(&pdev->dev, sizeof(*sdev), GFP_KERNEL);
+	if (!sdev)
+		return -ENOMEM;
+	sdev->pdev = pdev;
+	INIT_LIST_HEAD(&sdev->tiers);
+
+	ret = pcim_enable_device(pdev);
+	if (ret)
+		return ret;
+
+	/* Released by pcim when the device is unbound. */
+	ret = pci_request_mem_regions(pdev, KBUILD_MODNAME);
+	if (ret)
+		return ret;
+
+	sdev->kobj_dir = kobject_create_and_add("svod", &pdev->dev.kobj);
+	if (!sdev->kobj_dir)
+		return -ENOMEM;
+
+	pci_set_drvdata(pdev, sdev);
+	ret = svod_dev_register(sdev);
+	if (ret)
+		goto put_kobj_dir;
+	return 0;
+
+put_kobj_dir:
+	kobject_put(sdev->kobj_dir);
+	return ret;
+}
+
+static void svod_pci_remove(struct pci_dev *pdev)
+{
+	struct svod_dev *sdev = pci_get_drvdata(pdev);
+
+	svod_dev_unregister(sdev);
+	kobject_put(sdev->kobj_dir);
+}
+
+static struct pci_driver svod_pci_driver = {
+	.name = KBUILD_MODNAME,
+	.id_table = svod_pci_ids,
+	.probe = svod_pci_probe,
+	.remove = svod_pci_remove,
+	.dev_groups = svod_dev_groups,
+};
+
+/**
+ * svod_pci_register() - register the PCI driver
+ *
+ * Context: process context (module init).
+ * Return: 0 or an errno of pci_register_driver().
+ */
+int svod_pci_register(void)
+{
+	return pci_register_driver(&svod_pci_driver);
+}
+
+/**
+ * svod_pci_unregister() - unregister the PCI driver, unbinding every device
+ *
+ * Context: process context (module exit).
+ */
+void svod_pci_unregister(void)
+{
+	pci_unregister_driver(&svod_pci_driver);
+}
