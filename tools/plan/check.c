@@ -31,7 +31,7 @@ struct live_buf {
  * Return: NULL if every invariant holds, else which one failed.
  */
 const char *plan_check(uint64_t arena, uint64_t block_size, const struct svod_plan_event *ev,
-		       uint32_t n, const uint64_t *offsets, uint64_t peak, uint64_t lower_bound)
+		       uint32_t n, const __u64 *offsets, uint64_t peak, uint64_t lower_bound)
 {
 	struct live_buf *live = calloc(n ? n : 1, sizeof(*live));
 	uint64_t top = 0, bytes = 0, bound = 0;

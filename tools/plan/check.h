@@ -10,6 +10,6 @@
 #include <linux/svod.h>
 
 const char *plan_check(uint64_t arena, uint64_t block_size, const struct svod_plan_event *ev,
-		       uint32_t n, const uint64_t *offsets, uint64_t peak, uint64_t lower_bound);
+		       uint32_t n, const __u64 *offsets, uint64_t peak, uint64_t lower_bound);
 
 #endif /* SVOD_PLAN_CHECK_H */
