@@ -6,8 +6,8 @@
  *
  * One DMA_MEMCPY channel. edu can only copy between a bus address and its own
  * 4 KiB buffer (device address 0x40000), so each memcpy descriptor is done in
- * hops of at most 4 KiB: source bus address -> edu buffer -> destination bus
- * address. A worker runs the issued descriptors in order, polling edu's DMA
+ * hops of at most 4095 bytes (see EDU_HOP_MAX): source bus address -> edu
+ * buffer -> destination bus address. A worker runs the issued descriptors in order, polling edu's DMA
  * command register (each hop takes about 100 ms of QEMU's virtual clock).
  * Register facts: /work/shared/qemu-devices.md (QEMU docs/specs/edu.txt).
  *
@@ -35,7 +35,12 @@
 #define EDU_DMA_FROM_EDU	BIT(1)
 
 #define EDU_BUF_ADDR		0x40000
-#define EDU_BUF_SIZE		4096
+/*
+ * The buffer holds 4096 bytes, but QEMU 7.2's range check wants the end of
+ * a transfer strictly inside it (a 4096-byte hop aborts QEMU with "DMA range
+ * ... out of bounds"): a hop moves at most 4095 bytes.
+ */
+#define EDU_HOP_MAX		4095
 
 /* A hop takes ~100 ms of virtual time; allow for a loaded TCG host. */
 #define EDU_HOP_POLL_US		1000
@@ -212,7 +217,7 @@ static bool edu_run(struct edu_dma *edu, struct edu_desc *d,
 
 	*result = DMA_TRANS_NOERROR;
 	for (pos = 0; pos < d->len; pos += n) {
-		n = min_t(size_t, d->len - pos, EDU_BUF_SIZE);
+		n = min_t(size_t, d->len - pos, EDU_HOP_MAX);
 		if (edu_hop(edu, d->src + pos, EDU_BUF_ADDR, n, 0)) {
 			*result = DMA_TRANS_READ_FAILED;
 			break;
