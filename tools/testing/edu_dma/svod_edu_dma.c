@@ -7,8 +7,9 @@
  * One DMA_MEMCPY channel. edu can only copy between a bus address and its own
  * 4 KiB buffer (device address 0x40000), so each memcpy descriptor is done in
  * hops of at most 4095 bytes (see EDU_HOP_MAX): source bus address -> edu
- * buffer -> destination bus address. A worker runs the issued descriptors in order, polling edu's DMA
- * command register (each hop takes about 100 ms of QEMU's virtual clock).
+ * buffer -> destination bus address. A worker runs the issued descriptors in
+ * order, polling edu's DMA command register (each hop takes about 100 ms of
+ * QEMU's virtual clock).
  * Register facts: /work/shared/qemu-devices.md (QEMU docs/specs/edu.txt).
  *
  * Lock ordering: edu_dma.lock is the only lock; callbacks run without it.
