@@ -34,23 +34,25 @@ static struct svod_tier_spec *specs_alloc(struct kunit *test)
 	return specs;
 }
 
+static const char every_key[] =
+	"fast bar=2 offset=4096 size=8192 base=0x10000 align=128 reserved=0x10000+256,0x11000+64";
+
 static void parse_every_key(struct kunit *test)
 {
 	struct svod_tier_spec *s = specs_alloc(test);
 	unsigned int nr;
 
-	KUNIT_ASSERT_EQ(test, parse(test, "fast bar=2 offset=0x1000 size=8192 base=0x10000 align=128 reserved=0x10000+0x100,0x11000+64",
-				    s, &nr), 0);
+	KUNIT_ASSERT_EQ(test, parse(test, every_key, s, &nr), 0);
 	KUNIT_ASSERT_EQ(test, nr, 1U);
 	KUNIT_EXPECT_STREQ(test, s[0].name, "fast");
 	KUNIT_EXPECT_EQ(test, s[0].bar, 2U);
-	KUNIT_EXPECT_EQ(test, s[0].offset, 0x1000ULL);
+	KUNIT_EXPECT_EQ(test, s[0].offset, 4096ULL);
 	KUNIT_EXPECT_EQ(test, s[0].size, 8192ULL);
 	KUNIT_EXPECT_EQ(test, s[0].base, 0x10000ULL);
 	KUNIT_EXPECT_EQ(test, s[0].align, 128ULL);
 	KUNIT_ASSERT_EQ(test, s[0].nr_reserved, 2U);
 	KUNIT_EXPECT_EQ(test, s[0].reserved[0].base, 0x10000ULL);
-	KUNIT_EXPECT_EQ(test, s[0].reserved[0].size, 0x100ULL);
+	KUNIT_EXPECT_EQ(test, s[0].reserved[0].size, 256ULL);
 	KUNIT_EXPECT_EQ(test, s[0].reserved[1].base, 0x11000ULL);
 	KUNIT_EXPECT_EQ(test, s[0].reserved[1].size, 64ULL);
 }
@@ -72,8 +74,9 @@ static void parse_lines_and_semicolons(struct kunit *test)
 	struct svod_tier_spec *s = specs_alloc(test);
 	unsigned int nr;
 
-	KUNIT_ASSERT_EQ(test, parse(test, "a bar=2 offset=0 size=4096; b bar=2 offset=4096 size=4096\n\tc bar=2 offset=8192 size=64\n\n",
-				    s, &nr), 0);
+	KUNIT_ASSERT_EQ(test, parse(test, "a bar=2 offset=0 size=4096; "
+				    "b bar=2 offset=4096 size=4096\n"
+				    "\tc bar=2 offset=8192 size=64\n\n", s, &nr), 0);
 	KUNIT_ASSERT_EQ(test, nr, 3U);
 	KUNIT_EXPECT_STREQ(test, s[0].name, "a");
 	KUNIT_EXPECT_STREQ(test, s[1].name, "b");
@@ -87,7 +90,7 @@ static void parse_blank_is_empty_set(struct kunit *test)
 	struct svod_tier_spec *s = specs_alloc(test);
 	unsigned int nr = 99;
 
-	KUNIT_EXPECT_EQ(test, parse(test, " \n;\t;\n", s, &nr), 0);
+	KUNIT_EXPECT_EQ(test, parse(test, "\n;\t ;\n;", s, &nr), 0);
 	KUNIT_EXPECT_EQ(test, nr, 0U);
 	KUNIT_EXPECT_EQ(test, parse(test, "", s, &nr), 0);
 	KUNIT_EXPECT_EQ(test, nr, 0U);
@@ -162,8 +165,8 @@ static void check_not_memory_bar_einval(struct kunit *test)
 {
 	unsigned int bad;
 
-	KUNIT_EXPECT_EQ(test, check(test, "a bar=2 offset=0 size=64;b bar=1 offset=0 size=64", &bad),
-			-EINVAL);
+	KUNIT_EXPECT_EQ(test, check(test, "a bar=2 offset=0 size=64;"
+				    "b bar=1 offset=0 size=64", &bad), -EINVAL);
 	KUNIT_EXPECT_EQ(test, bad, 1U);
 	KUNIT_EXPECT_EQ(test, check(test, "a bar=6 offset=0 size=64", &bad), -EINVAL);
 	KUNIT_EXPECT_EQ(test, bad, 0U);
@@ -186,31 +189,36 @@ static void check_overlap_eexist(struct kunit *test)
 {
 	unsigned int bad;
 
-	KUNIT_EXPECT_EQ(test, check(test, "a bar=2 offset=0 size=4096;b bar=2 offset=4095 size=4096", &bad),
-			-EEXIST);
+	KUNIT_EXPECT_EQ(test, check(test, "a bar=2 offset=0 size=4096;"
+				    "b bar=2 offset=4095 size=4096", &bad), -EEXIST);
 	KUNIT_EXPECT_EQ(test, bad, 1U);
-	KUNIT_EXPECT_EQ(test, check(test, "a bar=2 offset=4096 size=4096;b bar=2 offset=0 size=0x2000000", &bad),
-			-EEXIST);
+	KUNIT_EXPECT_EQ(test, check(test, "a bar=2 offset=4096 size=4096;"
+				    "b bar=2 offset=0 size=0x2000000", &bad), -EEXIST);
 }
 
 static void check_adjacent_and_other_bar_ok(struct kunit *test)
 {
 	unsigned int bad;
 
-	KUNIT_EXPECT_EQ(test, check(test, "a bar=2 offset=0 size=4096;b bar=2 offset=4096 size=4096", &bad),
-			0);
-	KUNIT_EXPECT_EQ(test, check(test, "a bar=2 offset=0 size=128;b bar=0 offset=0 size=128", &bad),
-			0);
+	KUNIT_EXPECT_EQ(test, check(test, "a bar=2 offset=0 size=4096;"
+				    "b bar=2 offset=4096 size=4096", &bad), 0);
+	KUNIT_EXPECT_EQ(test, check(test, "a bar=2 offset=0 size=128;"
+				    "b bar=0 offset=0 size=128", &bad), 0);
 }
 
 static void check_duplicate_name_einval(struct kunit *test)
 {
 	unsigned int bad;
 
-	KUNIT_EXPECT_EQ(test, check(test, "a bar=2 offset=0 size=64;a bar=2 offset=64 size=64", &bad),
-			-EINVAL);
+	KUNIT_EXPECT_EQ(test, check(test, "a bar=2 offset=0 size=64;"
+				    "a bar=2 offset=64 size=64", &bad), -EINVAL);
 	KUNIT_EXPECT_EQ(test, bad, 1U);
 }
+
+/* The canonical form: what the svod_tiers attribute shows. */
+static const char printed[] =
+	"a bar=2 offset=0x100 size=0x1000 base=0x8000 align=256 reserved=0x8000+0x10,0x8100+0x20\n"
+	"b bar=0 offset=0x0 size=0x80 base=0x0 align=64\n";
 
 static void print_parses_back_equal(struct kunit *test)
 {
@@ -221,13 +229,11 @@ static void print_parses_back_equal(struct kunit *test)
 	int len = 0;
 
 	KUNIT_ASSERT_NOT_NULL(test, page);
-	KUNIT_ASSERT_EQ(test, parse(test, "a bar=2 offset=0x100 size=4096 base=0x8000 align=256 reserved=0x8000+0x10,0x8100+0x20;"
-				    "b bar=0 offset=0 size=128", s, &nr), 0);
+	KUNIT_ASSERT_EQ(test, parse(test, printed, s, &nr), 0);
+	KUNIT_ASSERT_EQ(test, nr, 2U);
 	for (i = 0; i < nr; i++)
 		len += svod_tier_spec_print(&s[i], page, len);
-	KUNIT_EXPECT_STREQ(test, page,
-			   "a bar=2 offset=0x100 size=0x1000 base=0x8000 align=256 reserved=0x8000+0x10,0x8100+0x20\n"
-			   "b bar=0 offset=0x0 size=0x80 base=0x0 align=64\n");
+	KUNIT_EXPECT_STREQ(test, page, printed);
 	KUNIT_ASSERT_EQ(test, svod_tier_spec_parse(page, back, SVOD_MAX_DEV_TIERS, &i), 0);
 	KUNIT_ASSERT_EQ(test, i, nr);
 	KUNIT_EXPECT_TRUE(test, svod_tier_spec_equal(&s[0], &back[0]));
@@ -276,4 +282,5 @@ static struct kunit_suite svod_tiers_suite = {
 	.name = "svod_tiers",
 	.test_cases = svod_tiers_cases,
 };
+
 kunit_test_suite(svod_tiers_suite);
