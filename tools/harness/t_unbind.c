@@ -112,8 +112,10 @@ int main(void)
 
 	tap_errno(svod_driver_bind(bdf, 1), 0, "rebind");
 	ret = ht_device_tier(fd2, bdf, &t);
-	tap_ok(!ret && t.capacity == bar && svod_tiers_read(bdf, now, sizeof(now)) >= 0 &&
-	       !strncmp(now, orig, strcspn(orig, " ")) && strstr(now, "bar=2 offset=0x0"),
+	if (svod_tiers_read(bdf, now, sizeof(now)) < 0)
+		now[0] = '\0';
+	tap_ok(!ret && t.capacity == bar && !strncmp(now, orig, strcspn(orig, " ")) &&
+	       strstr(now, "bar=2 offset=0x0"),
 	       "rebind_default_tier_back (%.*s)", (int)strcspn(now, "\n"), now);
 	ret = ret ? ret : svod_alloc(fd2, t.id, 4096, 0, &b);
 	tap_ok(!ret && svod_free(fd2, b.handle) == 0, "rebound_tier_allocates");

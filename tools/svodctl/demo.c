@@ -70,6 +70,8 @@ static void demo_holder(int fd, const struct svod_tier_info *t)
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0) {
+		/* Only the holder's own open file should show up under its pid. */
+		close(fd);
 		close(ready[0]);
 		close(release[1]);
 		holder(t->id, ready[1], release[0]);
