@@ -135,8 +135,9 @@ static int svod_ioctl_plan(void __user *uarg)
 		ret = -EFAULT;
 		goto free_events;
 	}
+	/* Zeroed: a plan refused early copies back offsets it never set. */
 	offsets = kvmalloc_array(p.nr_events, sizeof(*offsets),
-				 GFP_KERNEL_ACCOUNT);
+				 GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 	if (!offsets) {
 		ret = -ENOMEM;
 		goto free_events;
