@@ -319,15 +319,16 @@ static void test_dup(void)
 }
 
 struct storm_shared {
-	volatile uint64_t latest[2];
-	volatile uint32_t bad[2];
-	volatile uint32_t errors[2];
+	uint64_t latest[2];	/* shared between the two processes: __atomic */
+	uint32_t bad[2];
+	uint32_t errors[2];
 };
 
 static void cross_storm(struct storm_shared *sh, int me, unsigned int iters)
 {
 	struct svod_resolve r;
 	struct svod_alloc a;
+	uint64_t theirs;
 	unsigned int i;
 	int sfd = ht_open();
 
@@ -336,8 +337,9 @@ static void cross_storm(struct storm_shared *sh, int me, unsigned int iters)
 			sh->errors[me]++;
 			continue;
 		}
-		sh->latest[me] = a.handle;
-		if (svod_resolve(sfd, sh->latest[!me], &r) != -ESTALE && sh->latest[!me])
+		__atomic_store_n(&sh->latest[me], a.handle, __ATOMIC_RELAXED);
+		theirs = __atomic_load_n(&sh->latest[!me], __ATOMIC_RELAXED);
+		if (theirs && svod_resolve(sfd, theirs, &r) != -ESTALE)
 			sh->bad[me]++;
 		if (svod_free(sfd, a.handle))
 			sh->errors[me]++;

@@ -20,7 +20,7 @@
 #define NR_CASES	16
 
 /* Child: alloc/resolve/free on @id until *stop; exit status = surprises. */
-static void hammer(uint32_t id, volatile int *stop)
+static void hammer(uint32_t id, int *stop)
 {
 	unsigned int surprises = 0;
 	struct svod_resolve r;
@@ -30,7 +30,7 @@ static void hammer(uint32_t id, volatile int *stop)
 	cfd = ht_open();
 	if (cfd < 0)
 		_exit(100);
-	while (!*stop && surprises < 100) {
+	while (!__atomic_load_n(stop, __ATOMIC_RELAXED) && surprises < 100) {
 		ret = svod_alloc(cfd, id, 4096, 0, &a);
 		if (ret == -ENODEV || ret == -ENOENT)
 			continue;
@@ -52,7 +52,7 @@ int main(void)
 	struct svod_alloc a = {}, b;
 	struct svod_resolve r;
 	unsigned char buf[16] = {};
-	volatile int *stop;
+	int *stop;
 	uint64_t bar = 0;
 	int fd, fd2, ret, nr, i, gone, status;
 	pid_t pid;
@@ -84,7 +84,7 @@ int main(void)
 
 	tap_errno(svod_driver_bind(bdf, 0), 0, "unbind_with_open_files_and_live_allocation");
 	usleep(100000);
-	*stop = 1;
+	__atomic_store_n(stop, 1, __ATOMIC_RELAXED);
 	nr = svod_devices(bdfs, 4);
 	gone = 1;
 	for (i = 0; i < nr && i < 4; i++)

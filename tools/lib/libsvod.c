@@ -17,6 +17,8 @@
 
 #include "libsvod.h"
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 /**
  * svod_open() - open /dev/svod for reading and writing
  *
@@ -341,38 +343,35 @@ int svod_plan(int fd, struct svod_plan *plan)
 	return svod_ioctl(fd, SVOD_IOCTL_PLAN, plan);
 }
 
-#define SVOD_ERRNO(e, msg) [e] = { #e, msg }
-
 static const struct {
 	const char *name;
 	const char *msg;
 } svod_errnos[] = {
-	SVOD_ERRNO(EPERM, "operation not permitted"),
-	SVOD_ERRNO(ENOENT, "no such tier or file"),
-	SVOD_ERRNO(ESRCH, "no such process"),
-	SVOD_ERRNO(EINTR, "interrupted by a signal"),
-	SVOD_ERRNO(EIO, "input/output error"),
-	SVOD_ERRNO(E2BIG, "too many events"),
-	SVOD_ERRNO(EBADF, "bad file descriptor"),
-	SVOD_ERRNO(EAGAIN, "try again"),
-	SVOD_ERRNO(ENOMEM, "out of memory"),
-	SVOD_ERRNO(EACCES, "permission denied"),
-	SVOD_ERRNO(EFAULT, "bad address"),
-	SVOD_ERRNO(EBUSY, "tier has live allocations"),
-	SVOD_ERRNO(EEXIST, "overlaps another tier"),
-	SVOD_ERRNO(ENODEV, "device gone"),
-	SVOD_ERRNO(ENOTDIR, "not a directory"),
-	SVOD_ERRNO(EINVAL, "invalid argument"),
-	SVOD_ERRNO(EMFILE, "too many live handles in this file"),
-	SVOD_ERRNO(ENOTTY, "unknown ioctl"),
-	SVOD_ERRNO(ENOSPC, "no space in tier"),
-	SVOD_ERRNO(ERANGE, "out of range"),
-	SVOD_ERRNO(ENOSYS, "not implemented"),
-	SVOD_ERRNO(ENODATA, "no data"),
-	SVOD_ERRNO(EOPNOTSUPP, "operation not supported"),
-	SVOD_ERRNO(ETIMEDOUT, "timed out"),
-	SVOD_ERRNO(ESTALE, "stale handle"),
-	SVOD_ERRNO(EDQUOT, "byte quota of this file exceeded"),
+	[EPERM] = { "EPERM", "operation not permitted" },
+	[ENOENT] = { "ENOENT", "no such tier or file" },
+	[ESRCH] = { "ESRCH", "no such process" },
+	[EINTR] = { "EINTR", "interrupted by a signal" },
+	[EIO] = { "EIO", "input/output error" },
+	[E2BIG] = { "E2BIG", "too many events" },
+	[EBADF] = { "EBADF", "bad file descriptor" },
+	[EAGAIN] = { "EAGAIN", "try again" },
+	[ENOMEM] = { "ENOMEM", "out of memory" },
+	[EACCES] = { "EACCES", "permission denied" },
+	[EFAULT] = { "EFAULT", "bad address" },
+	[EBUSY] = { "EBUSY", "tier has live allocations" },
+	[EEXIST] = { "EEXIST", "overlaps another tier" },
+	[ENODEV] = { "ENODEV", "device gone" },
+	[ENOTDIR] = { "ENOTDIR", "not a directory" },
+	[EINVAL] = { "EINVAL", "invalid argument" },
+	[EMFILE] = { "EMFILE", "too many live handles in this file" },
+	[ENOTTY] = { "ENOTTY", "unknown ioctl" },
+	[ENOSPC] = { "ENOSPC", "no space in tier" },
+	[ERANGE] = { "ERANGE", "out of range" },
+	[ENODATA] = { "ENODATA", "no data" },
+	[EOPNOTSUPP] = { "EOPNOTSUPP", "operation not supported" },
+	[ETIMEDOUT] = { "ETIMEDOUT", "timed out" },
+	[ESTALE] = { "ESTALE", "stale handle" },
+	[EDQUOT] = { "EDQUOT", "byte quota of this file exceeded" },
 };
 
 /**
@@ -386,7 +385,7 @@ const char *svod_errno_name(int err)
 {
 	unsigned int e = err < 0 ? (unsigned int)-err : (unsigned int)err;
 
-	if (e < sizeof(svod_errnos) / sizeof(svod_errnos[0]) &&
+	if (e < ARRAY_SIZE(svod_errnos) &&
 	    svod_errnos[e].name)
 		return svod_errnos[e].name;
 	return "E?";
@@ -403,7 +402,7 @@ const char *svod_strerror(int err)
 {
 	unsigned int e = err < 0 ? (unsigned int)-err : (unsigned int)err;
 
-	if (e < sizeof(svod_errnos) / sizeof(svod_errnos[0]) &&
+	if (e < ARRAY_SIZE(svod_errnos) &&
 	    svod_errnos[e].msg)
 		return svod_errnos[e].msg;
 	return "unknown error";
@@ -485,10 +484,10 @@ int svod_decl_parse(const char *line, struct svod_tier_decl *decl)
 		if (p >= stop)
 			break;
 		tok_end = p + strcspn(p, " \t\n;");
-		for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+		for (k = 0; k < ARRAY_SIZE(keys); k++)
 			if (!strncmp(p, keys[k], strlen(keys[k])))
 				break;
-		if (k == sizeof(keys) / sizeof(keys[0]) || seen & (1U << k))
+		if (k == ARRAY_SIZE(keys) || seen & (1U << k))
 			return -EINVAL;
 		seen |= 1U << k;
 		p += strlen(keys[k]);

@@ -13,6 +13,8 @@
 
 #include "libsvod.h"
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 static const char *flavour = "";
 static int failed;
 
@@ -71,13 +73,13 @@ static void test_decl_malformed(void)
 	struct svod_tier_decl d;
 	unsigned int i, ok = 0;
 
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		if (svod_decl_parse(bad[i], &d) == -EINVAL)
 			ok++;
 		else
 			printf("# accepted malformed line: \"%s\"\n", bad[i]);
 	}
-	check(ok == sizeof(bad) / sizeof(bad[0]), "decl_parse_malformed_einval");
+	check(ok == ARRAY_SIZE(bad), "decl_parse_malformed_einval");
 	check(svod_decl_parse("t bar=2 offset=0 size=1 base=0 align=1 reserved="
 			      "0+1,2+1,4+1,6+1,8+1,10+1,12+1,14+1,16+1", &d) == -EINVAL,
 	      "decl_parse_too_many_reserved_einval");
@@ -98,6 +100,7 @@ static void test_syscall_errors(void)
 {
 	struct svod_tier_info *tiers = NULL;
 	struct svod_alloc a;
+	char buf[16];
 	uint32_t nr = 7;
 	int fd;
 
@@ -108,7 +111,7 @@ static void test_syscall_errors(void)
 	      "query_all_error_leaves_outputs");
 	check(svod_free(-1, 1) == -EBADF, "free_bad_fd_ebadf");
 	check(svod_close(fd) == 0 && svod_close(fd) == -EBADF, "close_twice_ebadf");
-	check(svod_tiers_read("9999:99:99.9", (char[16]){}, 16) == -ENOENT,
+	check(svod_tiers_read("9999:99:99.9", buf, sizeof(buf)) == -ENOENT,
 	      "tiers_read_missing_device_enoent");
 }
 

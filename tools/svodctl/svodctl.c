@@ -115,7 +115,7 @@ int svodctl_help(const char *cmd, int status)
 
 	if (!cmd)
 		fprintf(out, "usage: svodctl COMMAND [ARGS]   (svodctl COMMAND --help)\n\n");
-	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
 		if (cmd && strcmp(cmd, cmds[i].name))
 			continue;
 		fprintf(out, "%ssvodctl %s %s\n\t%s\n", cmd ? "usage: " : "  ",
@@ -718,7 +718,7 @@ static const struct svodctl_cmd *find_cmd(const char *name)
 {
 	unsigned int i;
 
-	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(cmds); i++)
 		if (!strcmp(cmds[i].name, name))
 			return &cmds[i];
 	return NULL;

@@ -13,6 +13,8 @@
 
 #define SVODCTL_USAGE	2
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 int svodctl_cmd_tiers(int argc, char **argv);
 int svodctl_cmd_top(int argc, char **argv);
 int svodctl_cmd_alloc(int argc, char **argv);

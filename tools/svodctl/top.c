@@ -38,7 +38,7 @@ static int generic_fdinfo_key(const char *line)
 	static const char *const keys[] = { "pos:", "flags:", "mnt_id:", "ino:" };
 	unsigned int i;
 
-	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(keys); i++)
 		if (!strncmp(line, keys[i], strlen(keys[i])))
 			return 1;
 	return 0;
