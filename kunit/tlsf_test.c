@@ -81,9 +81,23 @@ static void tlsf_expect_err(struct kunit *test, const struct tlsf_case *c, int e
 	KUNIT_EXPECT_EQ(test, res.failed_event, failed);
 }
 
-#define CASE(arena_, bs_, lv2_, evs_) \
-	((struct tlsf_case){ .arena = (arena_), .block_size = (bs_), .lv2_cnt = (lv2_), \
-			     .ev = (evs_), .n = ARRAY_SIZE(evs_) })
+static struct tlsf_case *tlsf_case(struct kunit *test, u64 arena, u64 block_size, u32 lv2_cnt,
+				   const struct svod_plan_event *ev, u32 n)
+{
+	struct tlsf_case *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
+	*c = (struct tlsf_case){
+		.arena = arena, .block_size = block_size, .lv2_cnt = lv2_cnt, .ev = ev, .n = n,
+	};
+	return c;
+}
+
+static void tlsf_expect_einval(struct kunit *test, u64 arena, const struct svod_plan_event *ev,
+			       u32 n, u32 failed)
+{
+	tlsf_expect_err(test, tlsf_case(test, arena, 256, 32, ev, n), -EINVAL, failed);
+}
 
 /* Size 0 counts as block_size; the peak counts block_size too. */
 static void tlsf_zero_size_takes_block_size(struct kunit *test)
@@ -91,7 +105,7 @@ static void tlsf_zero_size_takes_block_size(struct kunit *test)
 	static const struct svod_plan_event ev[] = { A(1, 0, 0), A(2, 0, 0) };
 	static const u64 want[] = { 0, 256 };
 
-	tlsf_expect(test, &CASE(4096, 256, 32, ev), want, 512);
+	tlsf_expect(test, tlsf_case(test, 4096, 256, 32, ev, ARRAY_SIZE(ev)), want, 512);
 }
 
 /* block_size is a minimum, not a granule: 300 bytes end at 300. */
@@ -100,7 +114,7 @@ static void tlsf_block_size_is_minimum_not_granule(struct kunit *test)
 	static const struct svod_plan_event ev[] = { A(1, 300, 0), A(2, 10, 0) };
 	static const u64 want[] = { 0, 300 };
 
-	tlsf_expect(test, &CASE(4096, 256, 32, ev), want, 300 + 256);
+	tlsf_expect(test, tlsf_case(test, 4096, 256, 32, ev, ARRAY_SIZE(ev)), want, 300 + 256);
 }
 
 /*
@@ -117,8 +131,8 @@ static void tlsf_granule_follows_l2_bits(struct kunit *test)
 	static const u64 want32[] = { 0, 1010, 1266, 2306, NO, NO, 0 };
 	static const u64 want16[] = { 0, 1010, 1266, 2306, NO, NO, 1266 };
 
-	tlsf_expect(test, &CASE(1 << 20, 256, 32, ev), want32, 2562);
-	tlsf_expect(test, &CASE(1 << 20, 256, 16, ev), want16, 2562);
+	tlsf_expect(test, tlsf_case(test, 1 << 20, 256, 32, ev, ARRAY_SIZE(ev)), want32, 2562);
+	tlsf_expect(test, tlsf_case(test, 1 << 20, 256, 16, ev, ARRAY_SIZE(ev)), want16, 2562);
 }
 
 /*
@@ -135,9 +149,9 @@ static void tlsf_small_sizes_and_lv2_bits(struct kunit *test)
 	static const u64 want_coarse[] = { 0, 9, 10, 22, NO, NO, 10 };
 	static const u64 want_exact[] = { 0, 9, 10, 22, NO, NO, 0 };
 
-	tlsf_expect(test, &CASE(64, 1, 4, ev), want_coarse, 23);
-	tlsf_expect(test, &CASE(64, 1, 7, ev), want_coarse, 23);
-	tlsf_expect(test, &CASE(64, 1, 8, ev), want_exact, 23);
+	tlsf_expect(test, tlsf_case(test, 64, 1, 4, ev, ARRAY_SIZE(ev)), want_coarse, 23);
+	tlsf_expect(test, tlsf_case(test, 64, 1, 7, ev, ARRAY_SIZE(ev)), want_coarse, 23);
+	tlsf_expect(test, tlsf_case(test, 64, 1, 8, ev, ARRAY_SIZE(ev)), want_exact, 23);
 }
 
 /* lv2_cnt 0 counts as 1 (l2_bits 1: one bucket per power of two). */
@@ -149,8 +163,8 @@ static void tlsf_lv2_zero_is_one(struct kunit *test)
 	/* 5 -> granule 4 -> 8, bucket (4, 0): neither free block (5, 7) fits. */
 	static const u64 want[] = { 0, 5, 6, 13, NO, NO, 14 };
 
-	tlsf_expect(test, &CASE(64, 1, 0, ev), want, 19);
-	tlsf_expect(test, &CASE(64, 1, 1, ev), want, 19);
+	tlsf_expect(test, tlsf_case(test, 64, 1, 0, ev, ARRAY_SIZE(ev)), want, 19);
+	tlsf_expect(test, tlsf_case(test, 64, 1, 1, ev, ARRAY_SIZE(ev)), want, 19);
 }
 
 /*
@@ -164,7 +178,7 @@ static void tlsf_rounding_includes_align_padding(struct kunit *test)
 	};
 	static const u64 want[] = { 0, 256, 512, NO, 768 };
 
-	tlsf_expect(test, &CASE(4096, 256, 32, ev), want, 1024);
+	tlsf_expect(test, tlsf_case(test, 4096, 256, 32, ev, ARRAY_SIZE(ev)), want, 1024);
 }
 
 /*
@@ -178,7 +192,7 @@ static void tlsf_align_head_split(struct kunit *test)
 	};
 	static const u64 want[] = { 0, 1024, 256 };
 
-	tlsf_expect(test, &CASE(8192, 256, 32, ev), want, 1280);
+	tlsf_expect(test, tlsf_case(test, 8192, 256, 32, ev, ARRAY_SIZE(ev)), want, 1280);
 }
 
 /* Any alignment, not only powers of two: the reference rounds with div_ceil. */
@@ -187,7 +201,7 @@ static void tlsf_align_not_power_of_two(struct kunit *test)
 	static const struct svod_plan_event ev[] = { A(1, 256, 0), A(2, 256, 1000) };
 	static const u64 want[] = { 0, 1000 };
 
-	tlsf_expect(test, &CASE(8192, 256, 32, ev), want, 1256);
+	tlsf_expect(test, tlsf_case(test, 8192, 256, 32, ev, ARRAY_SIZE(ev)), want, 1256);
 }
 
 /* FIFO: B freed before A, both in bucket (11, 0): B is taken first. */
@@ -199,7 +213,7 @@ static void tlsf_bucket_is_fifo(struct kunit *test)
 	};
 	static const u64 want[] = { 0, 1024, 1280, 2304, NO, NO, 1280, 0 };
 
-	tlsf_expect(test, &CASE(8192, 256, 32, ev), want, 2560);
+	tlsf_expect(test, tlsf_case(test, 8192, 256, 32, ev, ARRAY_SIZE(ev)), want, 2560);
 }
 
 /*
@@ -215,7 +229,7 @@ static void tlsf_split_appends_at_tail(struct kunit *test)
 	};
 	static const u64 want[] = { 0, 4800, 4801, 9601, NO, NO, 0, 4801 };
 
-	tlsf_expect(test, &CASE(16384, 1, 32, ev), want, 9602);
+	tlsf_expect(test, tlsf_case(test, 16384, 1, 32, ev, ARRAY_SIZE(ev)), want, 9602);
 }
 
 /*
@@ -232,7 +246,7 @@ static void tlsf_merge_walks_left_appends_at_tail(struct kunit *test)
 	};
 	static const u64 want[] = { 0, 1024, 2048, 3072, 3328, 6400, NO, NO, NO, NO, 3328, 0 };
 
-	tlsf_expect(test, &CASE(65536, 256, 32, ev), want, 6656);
+	tlsf_expect(test, tlsf_case(test, 65536, 256, 32, ev, ARRAY_SIZE(ev)), want, 6656);
 }
 
 /* Ids are names, not offsets: a freed id may be allocated again. */
@@ -241,14 +255,14 @@ static void tlsf_id_reuse_after_free(struct kunit *test)
 	static const struct svod_plan_event ev[] = { A(7, 256, 0), F(7), A(7, 512, 0) };
 	static const u64 want[] = { 0, NO, 0 };
 
-	tlsf_expect(test, &CASE(4096, 256, 32, ev), want, 512);
+	tlsf_expect(test, tlsf_case(test, 4096, 256, 32, ev, ARRAY_SIZE(ev)), want, 512);
 }
 
 static void tlsf_enospc_reports_event(struct kunit *test)
 {
 	static const struct svod_plan_event ev[] = { A(1, 256, 0), A(2, 256, 0), A(3, 256, 0) };
 
-	tlsf_expect_err(test, &CASE(512, 256, 32, ev), -ENOSPC, 2);
+	tlsf_expect_err(test, tlsf_case(test, 512, 256, 32, ev, ARRAY_SIZE(ev)), -ENOSPC, 2);
 }
 
 /* Events run in order: space runs out at 1 before the bad free at 2. */
@@ -256,8 +270,8 @@ static void tlsf_first_failing_event_wins(struct kunit *test)
 {
 	static const struct svod_plan_event ev[] = { A(1, 256, 0), A(2, 512, 0), F(9) };
 
-	tlsf_expect_err(test, &CASE(512, 256, 32, ev), -ENOSPC, 1);
-	tlsf_expect_err(test, &CASE(4096, 256, 32, ev), -EINVAL, 2);
+	tlsf_expect_err(test, tlsf_case(test, 512, 256, 32, ev, ARRAY_SIZE(ev)), -ENOSPC, 1);
+	tlsf_expect_einval(test, 4096, ev, ARRAY_SIZE(ev), 2);
 }
 
 static void tlsf_bad_events(struct kunit *test)
@@ -273,33 +287,33 @@ static void tlsf_bad_events(struct kunit *test)
 	static const struct svod_plan_event wrap[] = { A(1, 256, 0), A(2, U64_MAX, 2) };
 	static const struct svod_plan_event wrap_granule[] = { A(1, U64_MAX - 1, 0) };
 
-	tlsf_expect_err(test, &CASE(4096, 256, 32, unknown), -EINVAL, 1);
-	tlsf_expect_err(test, &CASE(4096, 256, 32, twice), -EINVAL, 2);
-	tlsf_expect_err(test, &CASE(4096, 256, 32, live), -EINVAL, 1);
-	tlsf_expect_err(test, &CASE(4096, 256, 32, op), -EINVAL, 1);
-	tlsf_expect_err(test, &CASE(4096, 256, 32, fsize), -EINVAL, 1);
-	tlsf_expect_err(test, &CASE(4096, 256, 32, falign), -EINVAL, 1);
-	tlsf_expect_err(test, &CASE(4096, 256, 32, wrap), -EINVAL, 1);
-	tlsf_expect_err(test, &CASE(U64_MAX, 256, 32, wrap_granule), -EINVAL, 0);
+	tlsf_expect_einval(test, 4096, unknown, ARRAY_SIZE(unknown), 1);
+	tlsf_expect_einval(test, 4096, twice, ARRAY_SIZE(twice), 2);
+	tlsf_expect_einval(test, 4096, live, ARRAY_SIZE(live), 1);
+	tlsf_expect_einval(test, 4096, op, ARRAY_SIZE(op), 1);
+	tlsf_expect_einval(test, 4096, fsize, ARRAY_SIZE(fsize), 1);
+	tlsf_expect_einval(test, 4096, falign, ARRAY_SIZE(falign), 1);
+	tlsf_expect_einval(test, 4096, wrap, ARRAY_SIZE(wrap), 1);
+	tlsf_expect_einval(test, U64_MAX, wrap_granule, ARRAY_SIZE(wrap_granule), 0);
 }
 
 static void tlsf_bad_params(struct kunit *test)
 {
 	static const struct svod_plan_event ev[] = { A(1, 256, 0) };
-	struct tlsf_case c = CASE(4096, 256, 32, ev);
+	struct tlsf_case c = *tlsf_case(test, 4096, 256, 32, ev, ARRAY_SIZE(ev));
 	struct svod_plan_result res;
 	u64 off;
 
 	c.block_size = 0;
 	tlsf_expect_err(test, &c, -EINVAL, U32_MAX);
-	c = CASE(0, 256, 32, ev);
+	c = *tlsf_case(test, 0, 256, 32, ev, ARRAY_SIZE(ev));
 	tlsf_expect_err(test, &c, -EINVAL, U32_MAX);
-	c = CASE(4096, 256, SVOD_TLSF_MAX_LV2_CNT + 1, ev);
+	c = *tlsf_case(test, 4096, 256, SVOD_TLSF_MAX_LV2_CNT + 1, ev, ARRAY_SIZE(ev));
 	tlsf_expect_err(test, &c, -EINVAL, U32_MAX);
-	c = CASE(4096, 256, 32, ev);
+	c = *tlsf_case(test, 4096, 256, 32, ev, ARRAY_SIZE(ev));
 	c.strategy = SVOD_PLAN_BEST + 1;
 	tlsf_expect_err(test, &c, -EINVAL, U32_MAX);
-	c = CASE(4096, 256, SVOD_TLSF_MAX_LV2_CNT, ev);
+	c = *tlsf_case(test, 4096, 256, SVOD_TLSF_MAX_LV2_CNT, ev, ARRAY_SIZE(ev));
 	KUNIT_EXPECT_EQ(test, tlsf_run(test, &c, &off, &res), 0);
 	/* Refused before the events are read. */
 	c.n = SVOD_PLAN_MAX_EVENTS + 1;
@@ -314,7 +328,7 @@ static void tlsf_best_beats_tlsf(struct kunit *test)
 	};
 	static const u64 want_tlsf[] = { 0, 1024, NO, 1280, NO, 0, NO, NO };
 	static const u64 want_best[] = { 0, 2048, NO, 0, NO, 2048, NO, NO };
-	struct tlsf_case c = CASE(1 << 20, 256, 32, ev);
+	struct tlsf_case c = *tlsf_case(test, 1 << 20, 256, 32, ev, ARRAY_SIZE(ev));
 	struct svod_plan_result res;
 	u64 got[ARRAY_SIZE(ev)];
 
@@ -332,7 +346,7 @@ static void tlsf_best_fits_where_tlsf_fails(struct kunit *test)
 	static const struct svod_plan_event ev[] = {
 		A(1, 1024, 0), A(2, 256, 0), F(1), A(3, 2048, 0), F(2), A(4, 1024, 0), F(3), F(4),
 	};
-	struct tlsf_case c = CASE(3072, 256, 32, ev);
+	struct tlsf_case c = *tlsf_case(test, 3072, 256, 32, ev, ARRAY_SIZE(ev));
 
 	tlsf_expect_err(test, &c, -ENOSPC, 3);
 	c.strategy = SVOD_PLAN_BEST;
@@ -348,7 +362,7 @@ static void tlsf_lower_bound_counts_requested_bytes(struct kunit *test)
 	static const struct svod_plan_event ev[] = {
 		A(1, 0, 0), A(2, 100, 0), F(1), A(3, 300, 0), F(2), F(3),
 	};
-	struct tlsf_case c = CASE(4096, 256, 32, ev);
+	struct tlsf_case c = *tlsf_case(test, 4096, 256, 32, ev, ARRAY_SIZE(ev));
 	struct svod_plan_result res;
 	u64 got[ARRAY_SIZE(ev)];
 
@@ -555,4 +569,5 @@ static struct kunit_suite tlsf_suite = {
 	.name = "svod_tlsf",
 	.test_cases = tlsf_cases,
 };
+
 kunit_test_suite(tlsf_suite);

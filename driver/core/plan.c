@@ -81,7 +81,7 @@ static int svod_plan_check_event(const struct svod_plan_event *e,
  */
 static int svod_plan_pair(struct svod_plan_ctx *c)
 {
-	unsigned int bits = max_t(unsigned int, fls64(c->n) + 1, 4);
+	unsigned int bits = max(fls64(c->n) + 1, 4);
 	struct svod_plan_slot *tbl, *s;
 	u64 live_bytes = 0;
 	bool saturated = false;
@@ -306,14 +306,12 @@ free_items:
 	return err;
 }
 
-static int svod_plan_check_params(const struct svod_plan_params *p, u32 n)
+static int svod_plan_check_params(const struct svod_plan_params *p)
 {
 	if (!p->arena_size || !p->block_size || p->lv2_cnt > SVOD_TLSF_MAX_LV2_CNT)
 		return -EINVAL;
 	if (p->strategy != SVOD_PLAN_TLSF && p->strategy != SVOD_PLAN_BEST)
 		return -EINVAL;
-	if (n > SVOD_PLAN_MAX_EVENTS)
-		return -E2BIG;
 	return 0;
 }
 
@@ -383,7 +381,8 @@ free_best:
  * @offsets: @n entries, out: the offset of each ALLOC event,
  *	SVOD_PLAN_NO_OFFSET for each FREE event. On failure: with
  *	SVOD_PLAN_TLSF, what TLSF placed before @res->failed_event;
- *	otherwise all SVOD_PLAN_NO_OFFSET.
+ *	otherwise all SVOD_PLAN_NO_OFFSET. Untouched only when @n is above
+ *	SVOD_PLAN_MAX_EVENTS (-E2BIG).
  * @res: out: peak, lower bound, failing event, strategy used. On -ENOSPC
  *	the peak is how far the failed plan reached: TLSF's peak before the
  *	failing event, or the arena size the greedy plan would need
@@ -413,10 +412,12 @@ int svod_plan_run(const struct svod_plan_params *p, const struct svod_plan_event
 	int err;
 
 	*res = (struct svod_plan_result){ .failed_event = U32_MAX, .used = p->strategy };
-	err = svod_plan_check_params(p, n);
+	if (n > SVOD_PLAN_MAX_EVENTS)
+		return -E2BIG;
+	svod_plan_clear(offsets, n);
+	err = svod_plan_check_params(p);
 	if (err)
 		return err;
-	svod_plan_clear(offsets, n);
 
 	c.pair = kvmalloc_array(max(n, 1U), sizeof(*c.pair), gfp);
 	if (!c.pair)

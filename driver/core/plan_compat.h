@@ -51,11 +51,10 @@ static inline int svod_plan_yield(void)
 typedef __u8 u8;
 typedef __u32 u32;
 typedef __u64 u64;
-typedef unsigned int gfp_t;
+typedef unsigned int __bitwise gfp_t;
 
-#define GFP_KERNEL		0U
-#define __GFP_ACCOUNT		0U
-#define GFP_KERNEL_ACCOUNT	0U
+#define GFP_KERNEL		((gfp_t)0U)
+#define GFP_KERNEL_ACCOUNT	((gfp_t)0U)
 
 #ifndef U32_MAX
 #define U32_MAX			((u32)~0U)
@@ -66,9 +65,14 @@ typedef unsigned int gfp_t;
 
 #define container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
-#define min(a, b)		((a) < (b) ? (a) : (b))
-#define max(a, b)		((a) > (b) ? (a) : (b))
-#define max_t(t, a, b)		max((t)(a), (t)(b))
+#ifndef BIT
+#define BIT(n)			(1UL << (n))
+#endif
+#define max(a, b) ({							\
+	typeof(a) __a = (a);						\
+	typeof(b) __b = (b);						\
+	__a > __b ? __a : __b;						\
+})
 #define check_add_overflow(a, b, d)	__builtin_add_overflow(a, b, d)
 #define check_mul_overflow(a, b, d)	__builtin_mul_overflow(a, b, d)
 #define WARN_ON_ONCE(c) ({						\
@@ -79,12 +83,12 @@ typedef unsigned int gfp_t;
 	__c;								\
 })
 
-static inline unsigned int fls64(u64 x)
+static inline int fls64(u64 x)
 {
 	return x ? 64 - __builtin_clzll(x) : 0;
 }
 
-static inline unsigned int __ffs64(u64 x)
+static inline unsigned long __ffs64(u64 x)
 {
 	return __builtin_ctzll(x);
 }

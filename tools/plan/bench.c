@@ -17,7 +17,7 @@
 #include "gen.h"
 #include "../../driver/core/plan.h"
 
-#define BENCH_BIG	(1U << 20)
+#define BENCH_BIG	1048576U
 #define BENCH_TRACES	32
 #define BENCH_EVENTS	4000
 #define CHECK_TRACES	200
@@ -72,12 +72,14 @@ static int bench(void)
 	if (!ev || !off)
 		return 1;
 	n = plan_gen_network(1, BENCH_BIG, ev);
-	printf("plan: tlsf %u-event trace: %.2f Mevents/s\n", n, rate(SVOD_PLAN_TLSF, ev, n, off) / 1e6);
+	printf("plan: tlsf %u-event trace: %.2f Mevents/s\n", n,
+	       rate(SVOD_PLAN_TLSF, ev, n, off) / 1e6);
 	n = plan_gen_network(2, BENCH_BIG, ev);
 	printf("plan: tlsf %u-event trace (seed 2): %.2f Mevents/s\n", n,
 	       rate(SVOD_PLAN_TLSF, ev, n, off) / 1e6);
 	n = plan_gen_network(3, 2 * SVOD_PLAN_BEST_MAX_ALLOCS, ev);
-	printf("plan: best %u-event trace: %.3f Mevents/s\n", n, rate(SVOD_PLAN_BEST, ev, n, off) / 1e6);
+	printf("plan: best %u-event trace: %.3f Mevents/s\n", n,
+	       rate(SVOD_PLAN_BEST, ev, n, off) / 1e6);
 
 	for (t = 0; t < BENCH_TRACES; t++) {
 		n = plan_gen_network(100 + t, BENCH_EVENTS, ev);
@@ -93,8 +95,8 @@ static int bench(void)
 		fallbacks += res[1].used == SVOD_PLAN_TLSF;
 		gain += (double)res[1].peak / (double)res[0].peak;
 	}
-	printf("plan: peak/bound over %u traces of %u events: tlsf mean %.3f max %.3f, "
-	       "best mean %.3f max %.3f\n", BENCH_TRACES, BENCH_EVENTS, sum[0] / BENCH_TRACES,
+	printf("plan: peak/bound over %u traces of %u events:", BENCH_TRACES, BENCH_EVENTS);
+	printf(" tlsf mean %.3f max %.3f, best mean %.3f max %.3f\n", sum[0] / BENCH_TRACES,
 	       worst[0], sum[1] / BENCH_TRACES, worst[1]);
 	printf("plan: best/tlsf peak mean %.3f; best fell back to tlsf on %u of %u traces\n",
 	       gain / BENCH_TRACES, fallbacks, BENCH_TRACES);
@@ -115,19 +117,23 @@ static int check(void)
 
 	if (!ev || !off || !off2)
 		return 1;
-	for (t = 0; t < CHECK_TRACES && !why; t++) {
+	for (t = 0; t < CHECK_TRACES; t++) {
 		n = plan_gen_network(1000 + t, 500 + 37 * t, ev);
-		if (plan(SVOD_PLAN_TLSF, ev, n, off, &res) || plan(SVOD_PLAN_BEST, ev, n, off2, &best))
+		if (plan(SVOD_PLAN_TLSF, ev, n, off, &res) ||
+		    plan(SVOD_PLAN_BEST, ev, n, off2, &best)) {
 			why = "a plan failed";
-		else if ((why = plan_check(1ULL << 40, 256, ev, n, off, res.peak, res.lower_bound)))
-			;
-		else if ((why = plan_check(1ULL << 40, 256, ev, n, off2, best.peak, best.lower_bound)))
-			;
-		else if (best.peak > res.peak)
+			break;
+		}
+		why = plan_check(1ULL << 40, 256, ev, n, off, res.peak, res.lower_bound);
+		if (!why)
+			why = plan_check(1ULL << 40, 256, ev, n, off2, best.peak, best.lower_bound);
+		if (!why && best.peak > res.peak)
 			why = "best above tlsf";
+		if (why)
+			break;
 	}
 	if (why) {
-		printf("# plan invariants: trace seed %u: %s\n", 1000 + t - 1, why);
+		printf("# plan invariants: trace seed %u: %s\n", 1000 + t, why);
 		rc = 1;
 	}
 	printf("%s - plan invariants: %u generated traces, tlsf and best\n", why ? "not ok" : "ok",

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "gen.h"
 #include "../../driver/core/plan.h"
 
 static const u64 arenas[] = { 1 << 10, 3000, 12345, 1 << 16, 1 << 20, 1ULL << 40, U64_MAX };
@@ -55,8 +56,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 3)
 		return 0;
-	p.arena_size = arenas[data[0] % (sizeof(arenas) / sizeof(arenas[0]))];
-	p.block_size = block_sizes[data[1] % (sizeof(block_sizes) / sizeof(block_sizes[0]))];
+	p.arena_size = arenas[data[0] % ARRAY_SIZE(arenas)];
+	p.block_size = block_sizes[data[1] % ARRAY_SIZE(block_sizes)];
 	p.lv2_cnt = data[2] == 255 ? 256 : data[2] % 65;
 	n = (size - 3) / 4;
 	ev = calloc(n + 1, sizeof(*ev));

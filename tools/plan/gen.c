@@ -38,7 +38,7 @@ static uint64_t gen_align(uint64_t *st)
 {
 	static const uint64_t aligns[] = { 256, 256, 256, 256, 256, 256, 64, 64, 4096, 0 };
 
-	return aligns[plan_gen_rand(st) % (sizeof(aligns) / sizeof(aligns[0]))];
+	return aligns[plan_gen_rand(st) % ARRAY_SIZE(aligns)];
 }
 
 /**

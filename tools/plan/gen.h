@@ -12,6 +12,10 @@
 #include <stdint.h>
 #include <linux/svod.h>
 
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
+
 uint64_t plan_gen_rand(uint64_t *state);
 uint32_t plan_gen_network(uint64_t seed, uint32_t max_events, struct svod_plan_event *ev);
 

@@ -3,7 +3,6 @@
  * plan_gen SEED EVENTS: print a generated network schedule (gen.h) in the
  * trace format of `svodctl plan`.
  */
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -30,8 +29,8 @@ int main(int argc, char **argv)
 	printf("# plan_gen seed %s: %u events\n", argv[1], n);
 	for (i = 0; i < n; i++) {
 		if (ev[i].op == SVOD_PLAN_ALLOC)
-			printf("alloc %u %" PRIu64 " %" PRIu64 "\n", ev[i].id, (uint64_t)ev[i].size,
-			       (uint64_t)ev[i].align);
+			printf("alloc %u %llu %llu\n", ev[i].id, (unsigned long long)ev[i].size,
+			       (unsigned long long)ev[i].align);
 		else
 			printf("free %u\n", ev[i].id);
 	}

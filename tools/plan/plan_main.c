@@ -3,7 +3,7 @@
  * tools/plan/plan: `svodctl plan` without the rest of svodctl, for the
  * host-side tests (same code: tools/svodctl/cmd_plan.c).
  */
-int svodctl_cmd_plan(int argc, char **argv);
+#include "svodctl.h"
 
 int main(int argc, char **argv)
 {

@@ -14,15 +14,12 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "libsvod.h"
+#include "svodctl.h"
 #include "../../driver/core/plan.h"
-
-int svodctl_cmd_plan(int argc, char **argv);
 
 /**
  * struct plan_trace - events read from a trace file
@@ -129,14 +126,14 @@ static int plan_read_trace(const char *path, struct plan_trace *t)
 		lineno++;
 		err = plan_parse_line(line, &e);
 		if (err < 0) {
-			fprintf(stderr, "svodctl plan: %s:%lu: expected 'alloc ID SIZE [ALIGN]' or 'free ID'\n",
-				path, lineno);
+			fprintf(stderr, "svodctl plan: %s:%lu: %s\n", path, lineno,
+				"expected 'alloc ID SIZE [ALIGN]' or 'free ID'");
 			break;
 		}
 		err = err ? 0 : plan_trace_push(t, &e);
 		if (err) {
 			fprintf(stderr, "svodctl plan: %s: more than %u events\n", path,
-				SVOD_PLAN_MAX_EVENTS);
+				(unsigned int)SVOD_PLAN_MAX_EVENTS);
 			break;
 		}
 	}
@@ -262,18 +259,19 @@ int svodctl_cmd_plan(int argc, char **argv)
 
 	for (i = 0; i < t.nr; i++)
 		if (t.ev[i].op == SVOD_PLAN_ALLOC && offsets[i] != SVOD_PLAN_NO_OFFSET)
-			printf("alloc %u %u %" PRIu64 "\n", i, t.ev[i].id, (uint64_t)offsets[i]);
+			printf("alloc %u %u %llu\n", i, t.ev[i].id,
+			       (unsigned long long)offsets[i]);
 	if (err) {
 		printf("error %s event %d\n", svod_errno_name(err),
 		       res.failed_event == UINT32_MAX ? -1 : (int)res.failed_event);
-		printf("peak %" PRIu64 "\n", (uint64_t)res.peak);
+		printf("peak %llu\n", (unsigned long long)res.peak);
 		fprintf(stderr, "svodctl plan: %s\n", svod_strerror(err));
 		ret = 1;
 		goto free_offsets;
 	}
 	printf("strategy %s\n", res.used == SVOD_PLAN_BEST ? "best" : "tlsf");
-	printf("peak %" PRIu64 "\n", (uint64_t)res.peak);
-	printf("lower_bound %" PRIu64 "\n", (uint64_t)res.lower_bound);
+	printf("peak %llu\n", (unsigned long long)res.peak);
+	printf("lower_bound %llu\n", (unsigned long long)res.lower_bound);
 	printf("ratio %.4f\n", res.lower_bound ? (double)res.peak / (double)res.lower_bound : 1.0);
 	ret = 0;
 
