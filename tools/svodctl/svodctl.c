@@ -395,8 +395,11 @@ int svodctl_cmd_alloc(int argc, char **argv)
 	if (ret)
 		return svodctl_err(argv[0], ret, "%s", argv[1]);
 	ret = svod_alloc(fd, tier, size, align, &a);
-	if (ret)
+	if (ret == -ENOSPC)
 		return svodctl_err(argv[0], ret, "%u", tier);
+	if (ret)
+		return svodctl_err(argv[0], ret, "(tier %u, size %" PRIu64 ", align %" PRIu64 ")",
+				   tier, size, align);
 	if (nr_session_handles < MAX_SESSION_HANDLES)
 		session_handles[nr_session_handles++] = a.handle;
 	printf("handle 0x%" PRIx64 " tier %u device_addr 0x%" PRIx64 " capacity %" PRIu64 "\n",
