@@ -89,11 +89,11 @@ static int64_t tier_handles(pid_t pid, int which)
 	return fdinfo_value(pid, which, key);
 }
 
-/* Does `svodctl top` print our pid and a line containing @needle? */
-static int top_shows(const char *needle)
+/* Does `svodctl top` print a row for our pid with every one of @needles? */
+static int top_shows(const char *const *needles)
 {
 	char line[512], pid[32];
-	int saw_pid = 0, saw_needle = 0;
+	int found = 0, all, i;
 	FILE *p;
 
 	snprintf(pid, sizeof(pid), "%d ", (int)getpid());
@@ -101,12 +101,14 @@ static int top_shows(const char *needle)
 	if (!p)
 		return 0;
 	while (fgets(line, sizeof(line), p)) {
-		if (!strncmp(line, pid, strlen(pid)))
-			saw_pid = 1;
-		if (saw_pid && strstr(line, needle))
-			saw_needle = 1;
+		if (strncmp(line, pid, strlen(pid)))
+			continue;
+		all = 1;
+		for (i = 0; needles[i]; i++)
+			all &= strstr(line, needles[i]) != NULL;
+		found |= all;
 	}
-	return pclose(p) == 0 && saw_pid && saw_needle;
+	return pclose(p) == 0 && found;
 }
 
 static int debugfs_shows(unsigned int handles)
@@ -185,8 +187,9 @@ int main(void)
 	fdinfo_has(fd, "drm-total-", &lines);
 	tap_ok(nr && lines == nr, "fdinfo_one_total_line_per_tier (%u lines, %u tiers)", lines, nr);
 
-	snprintf(needle, sizeof(needle), "drm-total-%s:\t1028 KiB", tier.name);
-	tap_ok(top_shows(needle), "svodctl_top_shows_this_process_and_its_bytes");
+	snprintf(needle, sizeof(needle), " %s ", tier.name);
+	tap_ok(top_shows((const char *[]){ needle, " 1028 KiB ", " 2\n", NULL }),
+	       "svodctl_top_shows_this_process_its_bytes_and_handles");
 
 	ret = debugfs_shows(2);
 	if (ret < 0)

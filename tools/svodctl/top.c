@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * `svodctl top`: which process holds what. Walks /proc/<pid>/fd for
- * descriptors of /dev/svod and prints the svod lines of their fdinfo (per
- * tier bytes and handles held by that open file), then debugfs svod/state
- * when it is mounted. An open file shared by several processes (fork,
+ * descriptors of /dev/svod and prints, from their fdinfo, one row per tier
+ * in which that open file holds allocations (drm-total-<tier> bytes and
+ * svod-handles-<tier>), then debugfs svod/state when it is mounted. An open file shared by several processes (fork,
  * SCM_RIGHTS) shows up under each of them, with the same figures.
  */
 #include <ctype.h>
+#include <stdint.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -32,34 +33,77 @@ static void read_comm(const char *pid, char *comm, size_t len)
 		fclose(f);
 }
 
-/* The fdinfo lines every file has; everything else is svod's. */
-static int generic_fdinfo_key(const char *line)
+#define TOP_MAX_TIERS	64
+
+/**
+ * struct top_tier - what one open file holds in one tier (from its fdinfo)
+ * @name: tier name
+ * @bytes: the drm-total-<tier> value as printed ("4160 KiB")
+ * @handles: the svod-handles-<tier> value
+ */
+struct top_tier {
+	char name[SVOD_NAME_LEN];
+	char bytes[32];
+	unsigned long handles;
+};
+
+static struct top_tier *top_find(struct top_tier *t, unsigned int *nr, const char *name,
+				 size_t len)
 {
-	static const char *const keys[] = { "pos:", "flags:", "mnt_id:", "ino:" };
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(keys); i++)
-		if (!strncmp(line, keys[i], strlen(keys[i])))
-			return 1;
-	return 0;
+	if (len >= SVOD_NAME_LEN)
+		len = SVOD_NAME_LEN - 1;
+	for (i = 0; i < *nr; i++)
+		if (strlen(t[i].name) == len && !strncmp(t[i].name, name, len))
+			return &t[i];
+	if (*nr == TOP_MAX_TIERS)
+		return NULL;
+	memset(&t[*nr], 0, sizeof(t[*nr]));
+	memcpy(t[*nr].name, name, len);
+	return &t[(*nr)++];
 }
 
+/* One row per tier the file holds something in, or one "-" row. */
 static int show_fd(const char *pid, const char *fd, const char *comm)
 {
-	char path[320], line[256];
+	struct top_tier tiers[TOP_MAX_TIERS], *t;
+	char path[320], line[256], client[32] = "?", *colon, *val;
+	unsigned int nr = 0, i, shown = 0;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%s/fdinfo/%s", pid, fd);
 	f = fopen(path, "re");
 	if (!f)
 		return 0;
-	printf("%-7s %-16s fd %s\n", pid, comm, fd);
 	while (fgets(line, sizeof(line), f)) {
-		if (generic_fdinfo_key(line))
+		line[strcspn(line, "\n")] = '\0';
+		colon = strchr(line, ':');
+		if (!colon)
 			continue;
-		printf("        %s", line);
+		val = colon + 1 + strspn(colon + 1, " \t");
+		if (!strncmp(line, "drm-client-id:", 14)) {
+			snprintf(client, sizeof(client), "%s", val);
+		} else if (!strncmp(line, "drm-total-", 10)) {
+			t = top_find(tiers, &nr, line + 10, (size_t)(colon - line - 10));
+			if (t)
+				snprintf(t->bytes, sizeof(t->bytes), "%s", val);
+		} else if (!strncmp(line, "svod-handles-", 13)) {
+			t = top_find(tiers, &nr, line + 13, (size_t)(colon - line - 13));
+			if (t)
+				t->handles = strtoul(val, NULL, 10);
+		}
 	}
 	fclose(f);
+	for (i = 0; i < nr; i++) {
+		if (!tiers[i].handles)
+			continue;
+		printf("%-7s %-16s %-4s %-7s %-16s %12s %8lu\n", pid, comm, fd, client,
+		       tiers[i].name, tiers[i].bytes, tiers[i].handles);
+		shown++;
+	}
+	if (!shown)
+		printf("%-7s %-16s %-4s %-7s %-16s %12s %8d\n", pid, comm, fd, client, "-", "0", 0);
 	return 1;
 }
 
@@ -129,7 +173,8 @@ int svodctl_cmd_top(int argc, char **argv)
 	proc = opendir("/proc");
 	if (!proc)
 		return svodctl_err(argv[0], -errno, "(opening /proc)");
-	printf("%-7s %-16s %s\n", "PID", "COMM", "OPEN FILE OF " SVOD_DEV_PATH);
+	printf("%-7s %-16s %-4s %-7s %-16s %12s %8s\n", "PID", "COMM", "FD", "CLIENT", "TIER",
+	       "BYTES", "HANDLES");
 	while ((de = readdir(proc))) {
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
