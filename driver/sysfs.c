@@ -11,9 +11,6 @@
 
 #include "svod.h"
 
-/* Largest declaration accepted, in bytes (a sysfs write is one page). */
-#define SVOD_DECL_MAX	PAGE_SIZE
-
 static ssize_t svod_tiers_show(struct device *dev,
 			       struct device_attribute *attr, char *buf)
 {
@@ -35,7 +32,7 @@ static ssize_t svod_tiers_store(struct device *dev,
 		return -EPERM;
 	}
 
-	text = kstrndup(buf, min_t(size_t, count, SVOD_DECL_MAX), GFP_KERNEL);
+	text = kstrndup(buf, count, GFP_KERNEL);
 	if (!text)
 		return -ENOMEM;
 	specs = kcalloc(SVOD_MAX_DEV_TIERS, sizeof(*specs), GFP_KERNEL);
