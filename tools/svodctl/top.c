@@ -3,13 +3,14 @@
  * `svodctl top`: which process holds what. Walks /proc/<pid>/fd for
  * descriptors of /dev/svod and prints, from their fdinfo, one row per tier
  * in which that open file holds allocations (drm-total-<tier> bytes and
- * svod-handles-<tier>), then debugfs svod/state when it is mounted. An open file shared by several processes (fork,
- * SCM_RIGHTS) shows up under each of them, with the same figures.
+ * svod-handles-<tier>), then debugfs svod/state when it is mounted. An open
+ * file shared by several processes (fork, SCM_RIGHTS) shows up under each of
+ * them, with the same figures.
  */
 #include <ctype.h>
-#include <stdint.h>
 #include <dirent.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
