@@ -28,6 +28,7 @@ struct live_buf {
  *
  * Costs O(n * live): meant for traces of thousands of events.
  *
+ * Context: any thread.
  * Return: NULL if every invariant holds, else which one failed.
  */
 const char *plan_check(uint64_t arena, uint64_t block_size, const struct svod_plan_event *ev,

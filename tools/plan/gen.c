@@ -14,6 +14,7 @@
  * plan_gen_rand() - splitmix64
  * @state: generator state, advanced
  *
+ * Context: any thread (one state per thread).
  * Return: the next 64 random bits.
  */
 uint64_t plan_gen_rand(uint64_t *state)
@@ -52,6 +53,7 @@ static uint64_t gen_align(uint64_t *st)
  * log-uniform factor in [1/64, 4], small tensors (256 B to 4 KiB) are
  * mixed in, and a quarter of the layers take a workspace.
  *
+ * Context: any thread.
  * Return: the number of events written, at most @max_events.
  */
 uint32_t plan_gen_network(uint64_t seed, uint32_t max_events, struct svod_plan_event *ev)

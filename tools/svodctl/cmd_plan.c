@@ -184,6 +184,7 @@ static void plan_usage(void)
  * @argc: arguments, argv[0] being "plan"
  * @argv: arguments
  *
+ * Context: the main thread of svodctl.
  * Return: 0 on success, 1 if the plan failed, 2 for a usage or input error.
  */
 int svodctl_cmd_plan(int argc, char **argv)
