@@ -2,25 +2,29 @@
 /*
  * svod staging engines.
  *
- * CPU engine: the user buffer is copied through a kernel bounce buffer
- * (copy_from_iter()/copy_to_iter(), so every kind of user mapping works and
- * faults become -EFAULT) and from there to the write-combined BAR mapping with
- * memcpy_toio(); wmb() drains the write-combining buffers before the call
- * returns. Documentation/staging.rst says why a bounce buffer and not pinned
- * pages.
+ * Both engines pin the user buffer one chunk at a time
+ * (pin_user_pages_fast(), FOLL_WRITE only for READ, so a read-only mapping is
+ * a valid STAGE source and a READ into it fails with -EFAULT) and unpin it
+ * before the next chunk.
+ *
+ * CPU engine: memcpy_toio()/memcpy_fromio() between the pinned pages and the
+ * write-combined BAR mapping, one page segment at a time; wmb() drains the
+ * write-combining buffers before the call returns. Documentation/staging.rst
+ * has the measurement that chose pinned pages over a bounce buffer.
  *
  * DMA engine: a dmaengine DMA_MEMCPY channel, taken once at module init. Each
- * chunk of the user buffer is pinned, described by a scatterlist mapped for
- * the channel's device, and copied to (or from) the BAR range mapped with
- * dma_map_resource() on that device: peer-to-peer into the BAR.
+ * pinned chunk is described by a scatterlist mapped for the channel's device
+ * and copied to (or from) the BAR range mapped with dma_map_resource() on
+ * that device: peer-to-peer into the BAR.
  *
- * Both engines work in chunks: between two chunks they reschedule and stop
- * with -EINTR on a fatal signal. Bytes moved before that stay moved; @done
- * says how many.
+ * Between two chunks (1 MiB CPU, 64 KiB DMA) both reschedule and stop with
+ * -EINTR on a fatal signal. Chunks moved before that stay moved; @done says
+ * how many bytes. A chunk that cannot be pinned (-EFAULT) moves nothing.
  */
 
 #include <linux/dma-mapping.h>
 #include <linux/dmaengine.h>
+#include <linux/highmem.h>
 #include <linux/io.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -30,7 +34,6 @@
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
-#include <linux/uio.h>
 
 #include <linux/svod.h>
 
@@ -38,8 +41,6 @@
 
 #define SVOD_STAGE_CPU_CHUNK	SZ_1M
 #define SVOD_STAGE_DMA_CHUNK	SZ_64K
-/* A chunk that does not start on a page boundary spans one more page. */
-#define SVOD_STAGE_DMA_PAGES	(SVOD_STAGE_DMA_CHUNK / PAGE_SIZE + 1)
 
 static unsigned long dma_threshold;
 module_param(dma_threshold, ulong, 0644);
@@ -137,64 +138,42 @@ static int svod_stage_yield(void)
 }
 
 /**
- * svod_stage_cpu() - move bytes with the CPU through a bounce buffer
+ * svod_stage_cpu() - move one chunk between pages and the BAR with the CPU
  * @bar: the BAR
  * @bar_off: BAR offset of the first byte, already checked
- * @iter: the other side (user memory; kernel memory in KUnit); its count is
- *	the length
- * @to_device: true: @iter to BAR; false: BAR to @iter
- * @done: out: bytes moved
+ * @pages: the memory side (pinned user pages; kernel pages in KUnit)
+ * @head: offset of the first byte in @pages[0]
+ * @len: bytes; @pages holds at least DIV_ROUND_UP(@head + @len, PAGE_SIZE)
+ * @to_device: true: @pages to BAR; false: BAR to @pages
  *
- * Works in chunks of SVOD_STAGE_CPU_CHUNK bytes. A fault in @iter moves the
- * bytes before it and fails.
+ * One memcpy_toio()/memcpy_fromio() per page segment; after writes, wmb()
+ * drains the write-combining buffers, so the bytes are posted on return.
  *
- * Context: process context, may sleep.
- * Return: 0; -ENOMEM if the bounce buffer cannot be allocated; -EFAULT on a
- * fault in @iter; -EINTR on a fatal signal between two chunks.
+ * Context: any; does not sleep.
  */
-int svod_stage_cpu(const struct svod_bar *bar, u64 bar_off,
-		   struct iov_iter *iter, bool to_device, u64 *done)
+void svod_stage_cpu(const struct svod_bar *bar, u64 bar_off,
+		    struct page **pages, unsigned int head, size_t len,
+		    bool to_device)
 {
-	size_t chunk = min_t(size_t, iov_iter_count(iter), SVOD_STAGE_CPU_CHUNK);
-	void *bounce;
-	int ret = 0;
+	size_t pos = 0, seg;
+	void *va;
 
-	*done = 0;
-	if (!chunk)
-		return 0;
-	bounce = kvmalloc(chunk, GFP_KERNEL);
-	if (!bounce)
-		return -ENOMEM;
-
-	while (iov_iter_count(iter)) {
-		size_t n = min(iov_iter_count(iter), chunk);
-		size_t moved;
-
-		if (*done) {
-			ret = svod_stage_yield();
-			if (ret)
-				break;
-		}
-		if (to_device) {
-			moved = copy_from_iter(bounce, n, iter);
-			svod_bar_write(bar, bar_off + *done, bounce, moved);
-		} else {
-			svod_bar_read(bar, bar_off + *done, bounce, n);
-			moved = copy_to_iter(bounce, n, iter);
-		}
-		*done += moved;
-		if (moved != n) {
-			ret = -EFAULT;
-			break;
-		}
+	while (pos < len) {
+		seg = min_t(size_t, len - pos, PAGE_SIZE - head);
+		va = kmap_local_page(*pages);
+		if (to_device)
+			svod_bar_write(bar, bar_off + pos, va + head, seg);
+		else
+			svod_bar_read(bar, bar_off + pos, va + head, seg);
+		kunmap_local(va);
+		pos += seg;
+		head = 0;
+		pages++;
 	}
 	if (to_device) {
 		/* Drain the write-combining buffers: posted before we return. */
 		wmb();
 	}
-
-	kvfree(bounce);
-	return ret;
 }
 
 /* Shared by the descriptors of one chunk and their completion callbacks. */
@@ -335,16 +314,16 @@ unmap_sgt:
 	return ret;
 }
 
-/* Pin one chunk of the user buffer and move it with the DMA engine. */
-static int svod_stage_dma_chunk(struct dma_chan *chan, const struct svod_bar *bar,
-				u64 bar_off, unsigned long uaddr, size_t len,
-				bool to_device, struct page **pages)
+/* Pin one chunk of the user buffer and move it with @chan, or the CPU. */
+static int svod_stage_chunk(struct dma_chan *chan, const struct svod_bar *bar,
+			    u64 bar_off, unsigned long uaddr, size_t len,
+			    bool to_device, struct page **pages)
 {
 	unsigned int head = offset_in_page(uaddr);
 	int nr = DIV_ROUND_UP(head + len, PAGE_SIZE);
-	unsigned long timeout = msecs_to_jiffies(READ_ONCE(dma_timeout_ms));
+	unsigned long timeout;
 	struct sg_table sgt;
-	int pinned, ret;
+	int pinned, ret = 0;
 
 	/* READ writes into the user pages: they must be writable. */
 	pinned = pin_user_pages_fast(uaddr & PAGE_MASK, nr,
@@ -355,28 +334,35 @@ static int svod_stage_dma_chunk(struct dma_chan *chan, const struct svod_bar *ba
 		ret = -EFAULT;
 		goto unpin;
 	}
+
+	if (!chan) {
+		svod_stage_cpu(bar, bar_off, pages, head, len, to_device);
+		goto unpin;
+	}
 	ret = sg_alloc_table_from_pages(&sgt, pages, nr, head, len, GFP_KERNEL);
 	if (ret)
 		goto unpin;
-
+	timeout = msecs_to_jiffies(READ_ONCE(dma_timeout_ms));
 	ret = svod_stage_dma_sgt(chan, bar, bar_off, &sgt, to_device, timeout);
-
 	sg_free_table(&sgt);
 unpin:
-	unpin_user_pages_dirty_lock(pages, pinned, !to_device);
+	unpin_user_pages_dirty_lock(pages, pinned, !to_device && pinned == nr);
 	return ret;
 }
 
-static int svod_stage_dma_user(struct dma_chan *chan, const struct svod_bar *bar,
-			       u64 bar_off, const struct svod_xfer_req *req,
-			       u64 *done)
+/* Move the whole request in chunks, pinning one chunk at a time. */
+static int svod_stage_user(struct dma_chan *chan, const struct svod_bar *bar,
+			   u64 bar_off, const struct svod_xfer_req *req,
+			   u64 *done)
 {
+	size_t chunk = chan ? SVOD_STAGE_DMA_CHUNK : SVOD_STAGE_CPU_CHUNK;
 	unsigned long uaddr = (unsigned long)req->ubuf;
 	struct page **pages;
 	size_t n;
 	int ret = 0;
 
-	pages = kmalloc_array(SVOD_STAGE_DMA_PAGES, sizeof(*pages), GFP_KERNEL);
+	/* A chunk that does not start on a page boundary spans one more page. */
+	pages = kmalloc_array(chunk / PAGE_SIZE + 1, sizeof(*pages), GFP_KERNEL);
 	if (!pages)
 		return -ENOMEM;
 
@@ -386,10 +372,9 @@ static int svod_stage_dma_user(struct dma_chan *chan, const struct svod_bar *bar
 			if (ret)
 				break;
 		}
-		n = min_t(u64, req->length - *done, SVOD_STAGE_DMA_CHUNK);
-		ret = svod_stage_dma_chunk(chan, bar, bar_off + *done,
-					   uaddr + *done, n, req->to_device,
-					   pages);
+		n = min_t(u64, req->length - *done, chunk);
+		ret = svod_stage_chunk(chan, bar, bar_off + *done, uaddr + *done,
+				       n, req->to_device, pages);
 		if (ret)
 			break;
 		*done += n;
@@ -416,15 +401,14 @@ static int svod_stage_dma_user(struct dma_chan *chan, const struct svod_bar *bar
  * Return: 0; -EINVAL for bad flags; -ERANGE if the range lies beyond the
  * grant; -EOPNOTSUPP if DMA is forced and there is no channel; -EFAULT for a
  * bad user buffer (or, on READ, a read-only one); -ENOMEM; -ETIMEDOUT if a DMA
- * chunk did not complete in time; -EINTR on a fatal signal (@done says how
- * many bytes moved; for DMA, whole 64 KiB chunks); -EIO if the DMA channel
- * failed.
+ * chunk did not complete in time; -EINTR on a fatal signal; -EIO if the DMA
+ * channel failed. After an error past the checks, @done counts the whole
+ * chunks (1 MiB CPU, 64 KiB DMA) moved before it.
  */
 int svod_stage_xfer(const struct svod_bar *bar, const struct svod_xfer_req *req,
 		    struct svod_stage_stats *stats, u64 *done)
 {
 	struct dma_chan *chan = svod_stage_chan;
-	struct iov_iter iter;
 	u64 bar_off;
 	int engine, ret;
 
@@ -443,12 +427,10 @@ int svod_stage_xfer(const struct svod_bar *bar, const struct svod_xfer_req *req,
 
 	bar_off = req->grant_off + req->offset;
 	if (engine == SVOD_XFER_DMA) {
-		ret = svod_stage_dma_user(chan, bar, bar_off, req, done);
+		ret = svod_stage_user(chan, bar, bar_off, req, done);
 		atomic64_add(*done, &stats->dma_bytes);
 	} else {
-		iov_iter_ubuf(&iter, req->to_device ? ITER_SOURCE : ITER_DEST,
-			      req->ubuf, req->length);
-		ret = svod_stage_cpu(bar, bar_off, &iter, req->to_device, done);
+		ret = svod_stage_user(NULL, bar, bar_off, req, done);
 		atomic64_add(*done, &stats->cpu_bytes);
 	}
 	return ret;

@@ -25,7 +25,7 @@
 
 struct device;
 struct dma_chan;
-struct iov_iter;
+struct page;
 struct sg_table;
 struct svod_bar;
 
@@ -107,8 +107,9 @@ void svod_stage_exit(void);
 int svod_stage_check(const struct svod_bar *bar,
 		     const struct svod_xfer_req *req);
 int svod_stage_pick(u32 flags, u64 length, u64 threshold, bool have_dma);
-int svod_stage_cpu(const struct svod_bar *bar, u64 bar_off,
-		   struct iov_iter *iter, bool to_device, u64 *done);
+void svod_stage_cpu(const struct svod_bar *bar, u64 bar_off,
+		    struct page **pages, unsigned int head, size_t len,
+		    bool to_device);
 int svod_stage_dma_sgt(struct dma_chan *chan, const struct svod_bar *bar,
 		       u64 bar_off, struct sg_table *sgt, bool to_device,
 		       unsigned long timeout);

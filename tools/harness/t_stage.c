@@ -35,13 +35,14 @@
 #include "common.h"
 #include "tap.h"
 
-#define NR_CASES	33
+#define NR_CASES	34
 
 #define ALLOC_LEN	(1u << 20)
 #define RANDOM_ROUNDS	200
 #define RACE_LEN	(256u << 10)
 #define RACE_ROUNDS	20
-#define DMA_SIG_LEN	(64u << 10)
+#define DMA_SIG_LEN	((64u << 10) + 300)	/* two DMA chunks */
+#define BIG_LEN		((3u << 20) + 5)	/* four CPU chunks */
 #define DMA_KILL_LEN	(256u << 10)
 
 static int fd = -1;
@@ -205,6 +206,24 @@ static void test_cpu_roundtrips(uint64_t h, uint8_t *src, uint8_t *dst)
 	tap_ok(ok, "cpu_random_roundtrips_%u_and_neighbours_intact", RANDOM_ROUNDS);
 	free(shadow);
 	free(all);
+}
+
+/* Unaligned on both sides and longer than three 1 MiB pinning chunks. */
+static void test_cpu_big(void)
+{
+	uint8_t *src = malloc(BIG_LEN + 64), *dst = malloc(BIG_LEN + 64);
+	uint64_t h;
+	int ok;
+
+	ok = src && dst && !alloc_on(fd, BIG_LEN + 64, &h);
+	if (ok) {
+		fill_random(src, BIG_LEN + 64);
+		ok = roundtrip(h, 7, src + 3, dst + 5, BIG_LEN, SVOD_XFER_CPU);
+		svod_free(fd, h);
+	}
+	tap_ok(ok, "cpu_3MiB_unaligned_across_chunks");
+	free(src);
+	free(dst);
 }
 
 /* Buffers that are not plain anonymous memory. */
@@ -487,15 +506,15 @@ static void test_dma(uint64_t h, uint8_t *src, uint8_t *dst)
 
 	/* A non-fatal signal does not stop a DMA stage: it completes. */
 	sigaction(SIGUSR1, &sa, NULL);
-	fill_random(src, DMA_SIG_LEN);
+	fill_random(src, DMA_SIG_LEN + 1);
 	ret = pthread_create(&t, NULL, kick, &k);
-	ok = !ret && !svod_stage(fd, h, 0, src, DMA_SIG_LEN, SVOD_XFER_DMA, &done) &&
+	ok = !ret && !svod_stage(fd, h, 1, src + 1, DMA_SIG_LEN, SVOD_XFER_DMA, &done) &&
 	     done == DMA_SIG_LEN;
 	if (!ret)
 		pthread_join(t, NULL);
-	ok = ok && !svod_read(fd, h, 0, dst, DMA_SIG_LEN, SVOD_XFER_CPU, NULL) &&
-	     !memcmp(src, dst, DMA_SIG_LEN);
-	tap_ok(ok, "dma_stage_survives_nonfatal_signal");
+	ok = ok && !svod_read(fd, h, 1, dst, DMA_SIG_LEN, SVOD_XFER_CPU, NULL) &&
+	     !memcmp(src + 1, dst, DMA_SIG_LEN);
+	tap_ok(ok, "dma_two_chunks_survive_nonfatal_signal");
 
 	/*
 	 * SIGKILL during a long DMA stage: the process dies promptly (the
@@ -667,6 +686,7 @@ int main(int argc, char **argv)
 	       have_dma ? "DMA channel present" : "no DMA channel");
 
 	test_cpu_roundtrips(h, src, dst);
+	test_cpu_big();
 	test_buffer_kinds(h, dst);
 	test_errors(h, src);
 	test_stats(h, src);
