@@ -249,6 +249,24 @@ static void tlsf_merge_walks_left_appends_at_tail(struct kunit *test)
 	tlsf_expect(test, tlsf_case(test, 65536, 256, 32, ev, ARRAY_SIZE(ev)), want, 6656);
 }
 
+/* Sparse ids (the hashed id table) plan exactly like dense ones. */
+static void tlsf_sparse_ids(struct kunit *test)
+{
+	static const struct svod_plan_event dense[] = {
+		A(0, 1024, 0), A(1, 256, 0), A(2, 1024, 0), A(3, 256, 0),
+		F(2), F(0), A(4, 1024, 0), A(5, 1024, 0), F(4), F(1),
+	};
+	static const struct svod_plan_event sparse[] = {
+		A(U32_MAX, 1024, 0), A(1U << 31, 256, 0), A(7, 1024, 0), A(1U << 20, 256, 0),
+		F(7), F(U32_MAX), A(7 << 20, 1024, 0), A(U32_MAX, 1024, 0), F(7 << 20),
+		F(1U << 31),
+	};
+	static const u64 want[] = { 0, 1024, 1280, 2304, NO, NO, 1280, 0, NO, NO };
+
+	tlsf_expect(test, tlsf_case(test, 8192, 256, 32, dense, ARRAY_SIZE(dense)), want, 2560);
+	tlsf_expect(test, tlsf_case(test, 8192, 256, 32, sparse, ARRAY_SIZE(sparse)), want, 2560);
+}
+
 /* Ids are names, not offsets: a freed id may be allocated again. */
 static void tlsf_id_reuse_after_free(struct kunit *test)
 {
@@ -552,6 +570,7 @@ static struct kunit_case tlsf_cases[] = {
 	KUNIT_CASE(tlsf_bucket_is_fifo),
 	KUNIT_CASE(tlsf_split_appends_at_tail),
 	KUNIT_CASE(tlsf_merge_walks_left_appends_at_tail),
+	KUNIT_CASE(tlsf_sparse_ids),
 	KUNIT_CASE(tlsf_id_reuse_after_free),
 	KUNIT_CASE(tlsf_enospc_reports_event),
 	KUNIT_CASE(tlsf_first_failing_event_wins),

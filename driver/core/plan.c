@@ -52,15 +52,53 @@ struct svod_plan_ctx {
 	gfp_t gfp;
 };
 
-static struct svod_plan_slot *svod_plan_slot(struct svod_plan_slot *tbl,
-					     unsigned int bits, u32 id)
-{
-	u32 mask = (1U << bits) - 1;
-	u32 i = (u32)(id * 0x9E3779B1U) >> (32 - bits);
+/**
+ * struct svod_plan_ids - the id table
+ * @slots: direct-mapped by id when the ids are dense (below 4 slots per
+ *	event), else a linear-probing hash table at most half full
+ * @bits: 0 when direct-mapped, else log2 of the number of hash slots
+ * @key: odd multiplier of the hash, random in the kernel, so that no
+ *	chosen set of ids can make the probes long
+ */
+struct svod_plan_ids {
+	struct svod_plan_slot *slots;
+	unsigned int bits;
+	u64 key;
+};
 
-	while (tbl[i].ev != SVOD_PLAN_SLOT_EMPTY && tbl[i].id != id)
+static int svod_plan_ids_init(struct svod_plan_ids *t, const struct svod_plan_event *ev,
+			      u32 n, gfp_t gfp)
+{
+	u64 nr_slots, max_id = 0, i;
+
+	for (i = 0; i < n; i++)
+		if (ev[i].id > max_id)
+			max_id = ev[i].id;
+	*t = (struct svod_plan_ids){ .key = svod_plan_hash_key() };
+	if (max_id < 4ULL * n) {
+		nr_slots = max_id + 1;
+	} else {
+		t->bits = fls64(n) + 1;
+		nr_slots = 1ULL << t->bits;
+	}
+	t->slots = kvmalloc_array(nr_slots, sizeof(*t->slots), gfp);
+	if (!t->slots)
+		return -ENOMEM;
+	for (i = 0; i < nr_slots; i++)
+		t->slots[i].ev = SVOD_PLAN_SLOT_EMPTY;
+	return 0;
+}
+
+static struct svod_plan_slot *svod_plan_ids_find(struct svod_plan_ids *t, u32 id)
+{
+	u32 mask = (1U << t->bits) - 1, i;
+
+	if (!t->bits)
+		return &t->slots[id];
+	i = (id * t->key) >> (64 - t->bits);
+	while (t->slots[i].ev != SVOD_PLAN_SLOT_EMPTY && t->slots[i].id != id)
 		i = (i + 1) & mask;
-	return &tbl[i];
+	return &t->slots[i];
 }
 
 static int svod_plan_check_event(const struct svod_plan_event *e,
@@ -81,18 +119,16 @@ static int svod_plan_check_event(const struct svod_plan_event *e,
  */
 static int svod_plan_pair(struct svod_plan_ctx *c)
 {
-	unsigned int bits = max(fls64(c->n) + 1, 4);
-	struct svod_plan_slot *tbl, *s;
+	struct svod_plan_ids ids;
+	struct svod_plan_slot *s;
 	u64 live_bytes = 0;
 	bool saturated = false;
 	u32 i, live = 0;
-	int err = 0;
+	int err;
 
-	tbl = kvmalloc_array(1U << bits, sizeof(*tbl), c->gfp);
-	if (!tbl)
-		return -ENOMEM;
-	for (i = 0; i < 1U << bits; i++)
-		tbl[i].ev = SVOD_PLAN_SLOT_EMPTY;
+	err = svod_plan_ids_init(&ids, c->ev, c->n, c->gfp);
+	if (err)
+		return err;
 
 	for (i = 0; i < c->n; i++) {
 		const struct svod_plan_event *e = &c->ev[i];
@@ -100,9 +136,9 @@ static int svod_plan_pair(struct svod_plan_ctx *c)
 		if (i % SVOD_PLAN_YIELD_EVENTS == SVOD_PLAN_YIELD_EVENTS - 1) {
 			err = svod_plan_yield();
 			if (err)
-				goto free_tbl;
+				goto free_ids;
 		}
-		s = svod_plan_slot(tbl, bits, e->id);
+		s = svod_plan_ids_find(&ids, e->id);
 		c->bad_err = svod_plan_check_event(e, s);
 		if (c->bad_err)
 			break;
@@ -125,8 +161,8 @@ static int svod_plan_pair(struct svod_plan_ctx *c)
 	}
 	c->valid = i;
 
-free_tbl:
-	kvfree(tbl);
+free_ids:
+	kvfree(ids.slots);
 	return err;
 }
 

@@ -19,6 +19,7 @@
 #include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/overflow.h>
+#include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -35,6 +36,12 @@ static inline int svod_plan_yield(void)
 {
 	cond_resched();
 	return fatal_signal_pending(current) ? -EINTR : 0;
+}
+
+/* A random odd multiplier for the planner's id hash. */
+static inline u64 svod_plan_hash_key(void)
+{
+	return get_random_u64() | 1;
 }
 
 #else /* userspace */
@@ -170,6 +177,11 @@ static inline bool list_empty(const struct list_head *h)
 static inline int svod_plan_yield(void)
 {
 	return 0;
+}
+
+static inline u64 svod_plan_hash_key(void)
+{
+	return 0x9E3779B97F4A7C15ULL;
 }
 
 #endif /* __KERNEL__ */
