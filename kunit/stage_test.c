@@ -355,19 +355,21 @@ static void check_flags_invalid(struct kunit *test)
 static void check_bounds_range(struct kunit *test)
 {
 	struct stage_ctx *ctx = cpu_ctx(test);
-	struct svod_xfer_req req = { .grant_off = SZ_1M, .grant_len = SZ_64K };
+	struct svod_xfer_req req = {
+		.grant_off = PAGE_SIZE, .grant_len = SZ_8K,
+	};
 
 	req.offset = 0;
-	req.length = SZ_64K;
+	req.length = SZ_8K;
 	KUNIT_EXPECT_EQ(test, 0, svod_stage_check(&ctx->bar, &req));
-	req.length = SZ_64K + 1;
+	req.length = SZ_8K + 1;
 	KUNIT_EXPECT_EQ(test, -ERANGE, svod_stage_check(&ctx->bar, &req));
-	req.offset = SZ_64K;
+	req.offset = SZ_8K;
 	req.length = 0;
 	KUNIT_EXPECT_EQ(test, 0, svod_stage_check(&ctx->bar, &req));
 	req.length = 1;
 	KUNIT_EXPECT_EQ(test, -ERANGE, svod_stage_check(&ctx->bar, &req));
-	req.offset = SZ_64K + 1;
+	req.offset = SZ_8K + 1;
 	req.length = 0;
 	KUNIT_EXPECT_EQ(test, -ERANGE, svod_stage_check(&ctx->bar, &req));
 	/* offset + length wraps to a small number: still out of range. */
