@@ -19,6 +19,10 @@ stock|demo) kind=stock ;;
 *) echo "run.sh: unknown mode '$mode' (test|stock|selftest|demo)" >&2; exit 2 ;;
 esac
 
+# One guest at a time per work tree: runs share build/<kernel>/.
+mkdir -p "$top/build"
+exec 8>"$top/build/.rig-lock"
+flock 8
 out=$top/build/run-$mode
 rm -rf "$out"
 mkdir -p "$out"
