@@ -68,7 +68,6 @@ struct svod_tier_spec {
  * @pdev: the device
  * @node: entry in the device list
  * @tiers: the device's current tiers (struct svod_dev_tier.dev_node)
- * @nr_tiers: entries in @tiers
  * @bars: the BARs tiers use, mapped write-combined (devm-managed) when the
  *	first tier in them is declared; .wc is NULL for the others
  * @kobj_dir: the "svod" directory under the device in sysfs
@@ -79,7 +78,6 @@ struct svod_dev {
 	struct pci_dev *pdev;
 	struct list_head node;
 	struct list_head tiers;
-	unsigned int nr_tiers;
 	struct svod_bar bars[PCI_STD_NUM_BARS];
 	struct kobject *kobj_dir;
 };

@@ -464,8 +464,7 @@ free_tier:
 }
 
 /* Drops a tier from its device; the caller holds its io_sem and lock. */
-static void svod_dev_tier_unlink(struct svod_dev *sdev,
-				 struct svod_dev_tier *tier)
+static void svod_dev_tier_unlink(struct svod_dev_tier *tier)
 {
 	lockdep_assert_held(&svod_decl_lock);
 	lockdep_assert_held_write(&tier->io_sem);
@@ -478,7 +477,6 @@ static void svod_dev_tier_unlink(struct svod_dev *sdev,
 
 	svod_sysfs_tier_del(tier);
 	list_del_init(&tier->dev_node);
-	sdev->nr_tiers--;
 	svod_dev_tier_put(tier);
 }
 
@@ -573,15 +571,13 @@ static int svod_dev_set_tiers_locked(struct svod_dev *sdev,
 
 	list_for_each_entry_safe(tier, tmp, &sdev->tiers, dev_node) {
 		if (!svod_tier_in(tier, keep, nr))
-			svod_dev_tier_unlink(sdev, tier);
+			svod_dev_tier_unlink(tier);
 	}
 	for (i = 0; i < nr; i++) {
 		tier = keep[i] ? keep[i] : fresh[i];
-		if (fresh[i]) {
-			/* Storing into a reserved index cannot fail. */
+		/* Storing into a reserved index cannot fail. */
+		if (fresh[i])
 			xa_store(&svod_tier_xa, tier->id, tier, GFP_KERNEL);
-			sdev->nr_tiers++;
-		}
 		list_move_tail(&tier->dev_node, &sdev->tiers);
 	}
 	return 0;
@@ -710,7 +706,7 @@ void svod_dev_unregister(struct svod_dev *sdev)
 		list_for_each_entry(alloc, &tier->live, tier_link)
 			svod_dev_tier_scrub(tier, alloc->node->start,
 					    alloc->node->size);
-		svod_dev_tier_unlink(sdev, tier);
+		svod_dev_tier_unlink(tier);
 	}
 	mutex_unlock(&svod_decl_lock);
 }
