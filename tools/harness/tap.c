@@ -9,11 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "libsvod.h"
 #include "tap.h"
 
 static unsigned int tap_planned, tap_count, tap_failed;
+static struct timespec tap_start;
 
 /**
  * tap_plan() - print the plan line
@@ -24,6 +26,7 @@ static unsigned int tap_planned, tap_count, tap_failed;
 void tap_plan(unsigned int n)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
+	clock_gettime(CLOCK_MONOTONIC, &tap_start);
 	tap_planned = n;
 	printf("1..%u\n", n);
 }
@@ -143,13 +146,19 @@ void tap_diag(const char *fmt, ...)
  * tap_done() - finish: fail every planned case that was not reached
  *
  * A program that gives up early still prints exactly its plan, the missing
- * cases as "not ok ... # not reached"; one that printed more fails too.
+ * cases as "not ok ... # not reached"; one that printed more fails too. The
+ * wall time since tap_plan() is printed as a diagnostic.
  *
  * Context: main thread, last call.
  * Return: the exit status for main(): 0 if every case passed, else 1.
  */
 int tap_done(void)
 {
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	tap_diag("%.2f s", (double)(now.tv_sec - tap_start.tv_sec) +
+		 (double)(now.tv_nsec - tap_start.tv_nsec) / 1e9);
 	if (tap_count > tap_planned) {
 		tap_diag("printed %u results for a plan of %u", tap_count, tap_planned);
 		return 1;
