@@ -463,10 +463,12 @@ free_tier:
 	return ERR_PTR(ret);
 }
 
-/* Drops a tier from its device; the caller holds its io_sem and lock. */
-static void svod_dev_tier_unlink(struct svod_dev_tier *tier)
+/*
+ * Marks a tier gone and unlocks it; the caller took its io_sem for write and
+ * its lock. From here on nothing touches the tier's BAR.
+ */
+static void svod_dev_tier_mark_gone(struct svod_dev_tier *tier)
 {
-	lockdep_assert_held(&svod_decl_lock);
 	lockdep_assert_held_write(&tier->io_sem);
 	lockdep_assert_held(&tier->lock);
 
@@ -474,6 +476,16 @@ static void svod_dev_tier_unlink(struct svod_dev_tier *tier)
 	tier->sdev = NULL;
 	mutex_unlock(&tier->lock);
 	up_write(&tier->io_sem);
+}
+
+/*
+ * Drops a gone tier from its device. Separate from svod_dev_tier_mark_gone():
+ * a tier is freed here at the earliest, once no tier lock is held, as lockdep
+ * tracks several nested tier locks as one.
+ */
+static void svod_dev_tier_drop(struct svod_dev_tier *tier)
+{
+	lockdep_assert_held(&svod_decl_lock);
 
 	svod_sysfs_tier_del(tier);
 	list_del_init(&tier->dev_node);
@@ -569,9 +581,13 @@ static int svod_dev_set_tiers_locked(struct svod_dev *sdev,
 		goto put_fresh;
 	}
 
+	list_for_each_entry(tier, &sdev->tiers, dev_node) {
+		if (!svod_tier_in(tier, keep, nr))
+			svod_dev_tier_mark_gone(tier);
+	}
 	list_for_each_entry_safe(tier, tmp, &sdev->tiers, dev_node) {
 		if (!svod_tier_in(tier, keep, nr))
-			svod_dev_tier_unlink(tier);
+			svod_dev_tier_drop(tier);
 	}
 	for (i = 0; i < nr; i++) {
 		tier = keep[i] ? keep[i] : fresh[i];
@@ -706,7 +722,8 @@ void svod_dev_unregister(struct svod_dev *sdev)
 		list_for_each_entry(alloc, &tier->live, tier_link)
 			svod_dev_tier_scrub(tier, alloc->node->start,
 					    alloc->node->size);
-		svod_dev_tier_unlink(tier);
+		svod_dev_tier_mark_gone(tier);
+		svod_dev_tier_drop(tier);
 	}
 	mutex_unlock(&svod_decl_lock);
 }
