@@ -5,12 +5,15 @@
  * network schedules and on random traces with bad events, for both
  * strategies; every error path returns its documented errno and failing
  * event; event counts above the max_plan_events module parameter are
- * refused with E2BIG.
+ * refused with E2BIG; SIGKILL ends a long plan promptly.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "common.h"
 #include "tap.h"
@@ -19,12 +22,20 @@
 #include "../../driver/core/plan.h"
 #include "../../driver/core/tlsf.h"
 
-#define NR_TESTS	34
+#define NR_TESTS	35
 #define NET_TRACES	3
 #define RAND_TRACES	6
 #define RAND_EVENTS	600
 
 static int fd = -1;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
 
 /* Both paths on the same input; 0 if they agree in every output. */
 static int plan_both(const struct svod_plan_params *p, const struct svod_plan_event *ev,
@@ -251,9 +262,17 @@ static void best_limit(struct svod_plan_event *ev, uint32_t cap)
 		.strategy = SVOD_PLAN_BEST,
 	};
 	uint32_t n = plan_gen_network(77, cap, ev);
-	struct svod_plan out;
+	__u64 *off = calloc(n, sizeof(*off));
+	struct svod_plan out, a = {
+		.arena_size = 1ULL << 40, .block_size = 256, .lv2_cnt = 32, .nr_events = n,
+		.events_ptr = (uintptr_t)ev, .offsets_ptr = (uintptr_t)off,
+	};
+	double t = now();
 	int diff, err;
 
+	if (off && !svod_plan(fd, &a))
+		tap_diag("bench: plan ioctl tlsf %u events: %.0f events/s", n, n / (now() - t));
+	free(off);
 	diff = plan_both(&p, ev, n, &err, &out);
 	tap_ok(!diff && err == -E2BIG, "plan: best, %u events (> %u allocs) -> E2BIG, as userspace",
 	       n, (unsigned int)SVOD_PLAN_BEST_MAX_ALLOCS);
@@ -261,6 +280,42 @@ static void best_limit(struct svod_plan_event *ev, uint32_t cap)
 	diff = plan_both(&p, ev, n, &err, &out);
 	tap_ok(!diff && !err, "plan: tlsf, %u-event network equals userspace (peak %llu)", n,
 	       (unsigned long long)out.peak);
+}
+
+/* The planner checks for fatal signals: SIGKILL ends a long BEST plan. */
+static void fatal_signal(struct svod_plan_event *ev)
+{
+	uint32_t n = plan_gen_network(78, 2 * SVOD_PLAN_BEST_MAX_ALLOCS, ev);
+	double t;
+	pid_t pid;
+	int st;
+
+	pid = fork();
+	if (pid == 0) {
+		__u64 *off = calloc(n, sizeof(*off));
+		struct svod_plan a = {
+			.arena_size = 1ULL << 40, .block_size = 256, .lv2_cnt = 32,
+			.strategy = SVOD_PLAN_BEST, .nr_events = n,
+			.events_ptr = (uintptr_t)ev, .offsets_ptr = (uintptr_t)off,
+		};
+
+		_exit(off && !svod_plan(fd, &a) ? 0 : 1);
+	}
+	if (pid < 0) {
+		tap_ok(0, "plan: SIGKILL ends a long best plan (fork failed)");
+		return;
+	}
+	usleep(200000);
+	kill(pid, SIGKILL);
+	t = now();
+	st = ht_wait_exit(pid);
+	t = now() - t;
+	if (st == 0)
+		tap_skip("the plan finished within 200 ms", "plan: SIGKILL ends a long best plan");
+	else
+		tap_ok(st == 128 + SIGKILL && t < 2.0,
+		       "plan: SIGKILL ends a long best plan (%u events) in %.0f ms (status %d)", n,
+		       t * 1000, st);
 }
 
 int main(void)
@@ -318,6 +373,7 @@ int main(void)
 	error_paths();
 	event_limit();
 	best_limit(ev, cap);
+	fatal_signal(ev);
 
 	free(ev);
 	svod_close(fd);
