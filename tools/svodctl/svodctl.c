@@ -519,7 +519,8 @@ static unsigned char *read_file(const char *path, uint64_t *len)
 	for (;;) {
 		if (used == cap) {
 			cap = cap ? 2 * cap : 1 << 16;
-			grown = realloc(buf, cap);
+			/* One byte more than cap: room for the caller's NUL. */
+			grown = realloc(buf, cap + 1);
 			if (!grown)
 				goto fail;
 			buf = grown;
