@@ -7,15 +7,19 @@
  * sorted, disjoint, coalesced, inside the tier; subtree_max correct;
  * counters exact; free + live + reserved == capacity). The randomized case
  * runs against a list model written from the design and logs its seed;
- * reload with svod.tier_test_seed=<seed> to replay it.
+ * load the module with tier_test_seed=<seed> to replay it.
  */
 
 #include <kunit/test.h>
+#include <linux/kernel.h>
 #include <linux/ktime.h>
+#include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/prandom.h>
 #include <linux/random.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/mm.h>
 
 #include "core/tier.h"
@@ -24,6 +28,30 @@ static ulong tier_test_seed;
 module_param(tier_test_seed, ulong, 0444);
 MODULE_PARM_DESC(tier_test_seed,
 		 "seed of the svod_tier randomized case (0: a random one, logged)");
+
+/*
+ * KUnit runs a module's suites from the MODULE_STATE_COMING notifier, which
+ * load_module() calls before it parses the module's parameters: at that
+ * point tier_test_seed is still 0. The raw argument string is already
+ * there, so read the parameter from it the way parse_args() would.
+ */
+static u64 tier_test_seed_from_args(void)
+{
+	char *args, *next, *param, *val;
+	u64 seed = 0;
+
+	args = kstrdup(THIS_MODULE->args, GFP_KERNEL);
+	if (!args)
+		return 0;
+	next = skip_spaces(args);
+	while (*next) {
+		next = next_arg(next, &param, &val);
+		if (!strcmp(param, "tier_test_seed") && val && kstrtou64(val, 0, &seed))
+			seed = 0;
+	}
+	kfree(args);
+	return seed;
+}
 
 #define MAX_SPANS	8
 #define MAX_REGIONS	4
@@ -59,9 +87,12 @@ static void tier_test_exit(struct kunit *test)
 
 	if (!ctx->inited)
 		return;
-	for (i = 0; i < ctx->nr_live_slots; i++)
+	/* The benchmark leaves 100k live: let the scheduler and RCU breathe. */
+	for (i = 0; i < ctx->nr_live_slots; i++) {
 		if (ctx->live[i])
 			svod_tier_free(&ctx->tier, ctx->live[i]);
+		cond_resched();
+	}
 	svod_tier_fini(&ctx->tier);
 	kvfree(ctx->live);
 }
@@ -537,7 +568,7 @@ static void random_against_list_model(struct kunit *test)
 {
 	struct svod_tier_region regions[MAX_REGIONS];
 	struct tier_ctx *ctx = test->priv;
-	u64 seed = tier_test_seed ?: get_random_u64();
+	u64 seed = tier_test_seed_from_args() ?: get_random_u64();
 	struct svod_tier_node *node;
 	u64 capacity, align, size, req_align, start;
 	struct tier_model *m;
@@ -546,7 +577,8 @@ static void random_against_list_model(struct kunit *test)
 	u64 reg_end, cut;
 	int ret, want;
 
-	kunit_info(test, "seed %llu (replay: svod.tier_test_seed=%llu)\n", seed, seed);
+	kunit_info(test, "seed %llu (replay: insmod svod.ko tier_test_seed=%llu)\n",
+		   seed, seed);
 	prandom_seed_state(&rnd, seed);
 	m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, m);
@@ -635,17 +667,22 @@ static void bench_level(struct kunit *test, unsigned int live)
 	u64 t0, t_fill, t_alloc = 0, t_free = 0;
 	unsigned int i, r, *idx;
 	struct rnd_state rnd;
+	int ret;
 
 	idx = kunit_kmalloc_array(test, BENCH_BATCH, sizeof(*idx), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, idx);
 	prandom_seed_state(&rnd, live);
 	KUNIT_ASSERT_EQ(test, ctx_init(test, 0, (u64)live * 65536 * 2, 64, NULL, 0,
 				       live), 0);
-	t0 = ktime_get_ns();
-	for (i = 0; i < live; i++)
-		KUNIT_ASSERT_EQ(test, svod_tier_alloc(&ctx->tier, bench_size(&rnd), 0,
-						      GFP_KERNEL, &ctx->live[i]), 0);
-	t_fill = ktime_get_ns() - t0;
+	t_fill = 0;
+	for (i = 0; i < live; i++) {
+		t0 = ktime_get_ns();
+		ret = svod_tier_alloc(&ctx->tier, bench_size(&rnd), 0, GFP_KERNEL,
+				      &ctx->live[i]);
+		t_fill += ktime_get_ns() - t0;
+		KUNIT_ASSERT_EQ(test, ret, 0);
+		cond_resched();
+	}
 	for (r = 0; r < BENCH_ROUNDS; r++) {
 		for (i = 0; i < BENCH_BATCH; i++)
 			idx[i] = prandom_u32_state(&rnd) % live;
@@ -664,6 +701,7 @@ static void bench_level(struct kunit *test, unsigned int live)
 						svod_tier_alloc(&ctx->tier, bench_size(&rnd), 0,
 								GFP_KERNEL, &ctx->live[idx[i]]), 0);
 		t_alloc += ktime_get_ns() - t0;
+		cond_resched();
 	}
 	kunit_info(test, "live=%u free_spans=%u fill ns/alloc=%llu churn ns/alloc=%llu ns/free=%llu\n",
 		   live, ctx->tier.nr_free_spans, div_u64(t_fill, live),

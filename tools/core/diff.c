@@ -12,8 +12,6 @@
 
 unsigned long svod_diff_ops;
 
-typedef unsigned __int128 u128;
-
 #define FAIL(...) do {							\
 	fprintf(stderr, "svod core diff: " __VA_ARGS__);		\
 	fputc('\n', stderr);						\
@@ -373,6 +371,12 @@ static void op_iterate(struct state *s)
 	EXPECT(n == s->mh.nr_live, "iteration yields %u of %u", n, s->mh.nr_live);
 }
 
+/* @x * @num / 2^@shift, without overflow */
+static u64 fraction(u64 x, u64 num, unsigned int shift)
+{
+	return (u64)(((unsigned __int128)x * num) >> shift);
+}
+
 static int setup(struct state *s, struct reader *r)
 {
 	struct svod_tier_region regions[MAX_REGIONS];
@@ -414,8 +418,8 @@ static int setup(struct state *s, struct reader *r)
 	align = a < 240 ? 1ULL << (a % 13) : a % 3 ? a : 0;
 	nr = rd(r, 1) % (MAX_REGIONS + 1);
 	for (i = 0; i < nr; i++) {
-		regions[i].base = base + (u64)(((u128)capacity * rd(r, 2)) >> 16) - rd(r, 1) / 250;
-		regions[i].size = (u64)(((u128)capacity * rd(r, 2)) >> 18) + rd(r, 1) % 3;
+		regions[i].base = base + fraction(capacity, rd(r, 2), 16) - rd(r, 1) / 250;
+		regions[i].size = fraction(capacity, rd(r, 2), 18) + rd(r, 1) % 3;
 	}
 	a = rd(r, 1);
 	svod_handle_table_init(&s->tbl, rd(r, 2), a > 200 ? U32_MAX : a % 64U + 1);

@@ -8,8 +8,6 @@
 #include <string.h>
 #include "model.h"
 
-typedef unsigned __int128 u128;
-
 static void model_push(struct model_tier *m, u64 start, u64 end)
 {
 	if (m->nr_spans == m->cap_spans) {
@@ -26,7 +24,7 @@ static void model_push(struct model_tier *m, u64 start, u64 end)
 int model_tier_init(struct model_tier *m, u64 base, u64 capacity, u64 align,
 		    const struct svod_tier_region *reserved, unsigned int nr)
 {
-	u128 end = (u128)base + capacity;
+	unsigned __int128 end = (unsigned __int128)base + capacity;
 	struct model_span *old;
 	size_t nr_old, j;
 	unsigned int i;
@@ -42,7 +40,7 @@ int model_tier_init(struct model_tier *m, u64 base, u64 capacity, u64 align,
 		if (reserved[i].size == 0)
 			return -EINVAL;
 		if (reserved[i].base < base ||
-		    (u128)reserved[i].base + reserved[i].size > end)
+		    (unsigned __int128)reserved[i].base + reserved[i].size > end)
 			return -EINVAL;
 	}
 	m->base = base;
@@ -79,11 +77,18 @@ void model_tier_fini(struct model_tier *m)
 	memset(m, 0, sizeof(*m));
 }
 
+static int model_span_cmp(const void *a, const void *b)
+{
+	const struct model_span *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
 int model_tier_alloc(struct model_tier *m, u64 size, u64 align, u64 *start)
 {
 	struct model_span span;
 	size_t i;
-	u128 aligned;
+	unsigned __int128 aligned;
 
 	if (size == 0)
 		return -EINVAL;
@@ -93,7 +98,8 @@ int model_tier_alloc(struct model_tier *m, u64 size, u64 align, u64 *start)
 		align = m->align;
 	for (i = 0; i < m->nr_spans; i++) {
 		span = m->spans[i];
-		aligned = ((u128)span.start + align - 1) & ~(u128)(align - 1);
+		aligned = (unsigned __int128)span.start + align - 1;
+		aligned &= ~(unsigned __int128)(align - 1);
 		if (aligned + size > span.end)
 			continue;
 		/* split the span around the allocation */
@@ -105,26 +111,13 @@ int model_tier_alloc(struct model_tier *m, u64 size, u64 align, u64 *start)
 		if (aligned > span.start)
 			model_push(m, span.start, (u64)aligned);
 		/* restore address order (pushes went to the end) */
-		for (size_t a = 1; a < m->nr_spans; a++)
-			for (size_t b = a; b > 0 && m->spans[b - 1].start > m->spans[b].start; b--) {
-				struct model_span t = m->spans[b];
-
-				m->spans[b] = m->spans[b - 1];
-				m->spans[b - 1] = t;
-			}
+		qsort(m->spans, m->nr_spans, sizeof(*m->spans), model_span_cmp);
 		*start = (u64)aligned;
 		m->live_bytes += size;
 		m->nr_live++;
 		return 0;
 	}
 	return -ENOSPC;
-}
-
-static int model_span_cmp(const void *a, const void *b)
-{
-	const struct model_span *x = a, *y = b;
-
-	return x->start < y->start ? -1 : x->start > y->start;
 }
 
 void model_tier_free(struct model_tier *m, u64 start, u64 size)
