@@ -55,13 +55,11 @@ static inline u64 svod_plan_hash_key(void)
 #include <string.h>
 #include <linux/types.h>
 
-typedef __u8 u8;
 typedef __u32 u32;
 typedef __u64 u64;
 typedef unsigned int __bitwise gfp_t;
 
 #define GFP_KERNEL		((gfp_t)0U)
-#define GFP_KERNEL_ACCOUNT	((gfp_t)0U)
 
 #ifndef U32_MAX
 #define U32_MAX			((u32)~0U)
@@ -81,7 +79,6 @@ typedef unsigned int __bitwise gfp_t;
 	__a > __b ? __a : __b;						\
 })
 #define check_add_overflow(a, b, d)	__builtin_add_overflow(a, b, d)
-#define check_mul_overflow(a, b, d)	__builtin_mul_overflow(a, b, d)
 #define WARN_ON_ONCE(c) ({						\
 	bool __c = !!(c);						\
 	if (__c)							\
