@@ -450,10 +450,10 @@ bool svod_stage_has_dma(void)
 /**
  * svod_stage_init() - acquire a DMA_MEMCPY channel, if the system has one
  *
+ * Context: process context, may sleep.
+ *
  * Call once from module init, before /dev/svod exists. Without a channel
  * the CPU engine moves every byte and forced DMA fails with -EOPNOTSUPP.
- *
- * Context: process context, may sleep.
  */
 void svod_stage_init(void)
 {
@@ -476,9 +476,9 @@ void svod_stage_init(void)
 /**
  * svod_stage_exit() - release the DMA channel
  *
- * Call once from module exit, after /dev/svod is gone and no transfer runs.
- *
  * Context: process context, may sleep.
+ *
+ * Call once from module exit, after /dev/svod is gone and no transfer runs.
  */
 void svod_stage_exit(void)
 {
