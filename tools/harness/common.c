@@ -34,6 +34,18 @@ int ht_open(void)
 }
 
 /**
+ * ht_err() - a call's result for a diagnostic
+ * @ret: 0 or -errno
+ *
+ * Context: any thread.
+ * Return: "ok" for 0, else the errno's name ("ENOSPC").
+ */
+const char *ht_err(int ret)
+{
+	return ret ? svod_errno_name(ret) : "ok";
+}
+
+/**
  * ht_first_tier() - the first tier whose device is present
  * @fd: descriptor of /dev/svod
  * @tier: out: its record

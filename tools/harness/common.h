@@ -15,6 +15,7 @@
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 int ht_open(void);
+const char *ht_err(int ret);
 int ht_first_tier(int fd, struct svod_tier_info *tier);
 int ht_device_tier(int fd, const char *bdf, struct svod_tier_info *tier);
 int ht_tier_usage(int fd, uint32_t id, uint64_t *free_bytes, uint32_t *nr_live);

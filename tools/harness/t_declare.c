@@ -18,7 +18,7 @@
 #include "common.h"
 #include "tap.h"
 
-#define NR_CASES	30
+#define NR_CASES	32
 
 static char bdf[SVOD_NAME_LEN];
 static char orig[4096];
@@ -130,6 +130,41 @@ static void test_busy(int fd, struct svod_tier_info *def)
 	tap_errno(svod_tiers_write(bdf, orig), 0, "declare_back_to_original");
 }
 
+/* Two tiers exist: a one-entry array gets one, and the true count. */
+static void test_query_short_array(int fd)
+{
+	struct svod_tier_info arr[2];
+	struct svod_query q = { .nr_tiers = 1, .tiers_ptr = (uintptr_t)arr };
+	int ret;
+
+	memset(arr, 0xa5, sizeof(arr));
+	ret = svod_query(fd, &q);
+	tap_ok(!ret && q.nr_tiers >= 2 && arr[0].capacity != 0xa5a5a5a5a5a5a5a5ULL &&
+	       arr[1].id == 0xa5a5a5a5U,
+	       "query_more_tiers_than_array_fills_min (%u tiers)", q.nr_tiers);
+}
+
+/* max_bytes caps each tier separately: a full tier does not block another. */
+static void test_max_bytes_per_tier(uint32_t t0, uint32_t t1)
+{
+	struct svod_alloc a, b, c;
+	uint64_t old = 0;
+	int fd2, r1, r2, r3;
+
+	if (svod_param_read("max_bytes", &old) || svod_param_write("max_bytes", 1 << 16)) {
+		tap_skip("max_bytes not writable", "max_bytes_is_per_tier");
+		return;
+	}
+	fd2 = ht_open();
+	r1 = svod_alloc(fd2, t0, 1 << 16, 0, &a);
+	r2 = svod_alloc(fd2, t0, 4096, 0, &b);
+	r3 = svod_alloc(fd2, t1, 1 << 16, 0, &c);
+	tap_ok(!r1 && r2 == -EDQUOT && !r3, "max_bytes_is_per_tier (%s, %s, %s)",
+	       ht_err(r1), ht_err(r2), ht_err(r3));
+	svod_close(fd2);
+	svod_param_write("max_bytes", old);
+}
+
 static void test_reserved(int fd, uint32_t old_id)
 {
 	struct svod_tier_info t0, t1;
@@ -184,6 +219,8 @@ static void test_reserved(int fd, uint32_t old_id)
 		ret = svod_alloc(fd, t1.id, 4096, 0, &a);
 	tap_ok(!ret && a.device_addr >= 0x20000000 && a.device_addr < 0x20100000 &&
 	       svod_free(fd, a.handle) == 0, "second_declared_tier_allocates_at_its_base");
+	test_query_short_array(fd);
+	test_max_bytes_per_tier(t0.id, t1.id);
 }
 
 int main(void)
