@@ -29,6 +29,7 @@ static struct kunit_suite svod_rig_selftest_suite = {
 	.name = "svod_rig_selftest",
 	.test_cases = svod_rig_selftest_cases,
 };
+
 kunit_test_suite(svod_rig_selftest_suite);
 
 static int __init svod_selftest_init(void)
