@@ -22,7 +22,7 @@
 #include "../../driver/core/plan.h"
 #include "../../driver/core/tlsf.h"
 
-#define NR_TESTS	35
+#define NR_TESTS	36
 #define NET_TRACES	3
 #define RAND_TRACES	6
 #define RAND_EVENTS	600
@@ -282,6 +282,49 @@ static void best_limit(struct svod_plan_event *ev, uint32_t cap)
 	       (unsigned long long)out.peak);
 }
 
+static int read_file(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	size_t got;
+
+	if (!f)
+		return -1;
+	got = fread(buf, 1, len - 1, f);
+	buf[got] = 0;
+	fclose(f);
+	return (int)got;
+}
+
+/* `svodctl plan --ioctl` prints what `svodctl plan` (userspace) prints. */
+static void svodctl_plan(struct svod_plan_event *ev)
+{
+	static char a[1 << 16], b[1 << 16];
+	uint32_t n = plan_gen_network(79, 400, ev), i;
+	FILE *f = fopen("/tmp/t_plan.trace", "w");
+	int ra, rb, la, lb;
+
+	if (!f) {
+		tap_ok(0, "plan: svodctl plan --ioctl (cannot write the trace)");
+		return;
+	}
+	fprintf(f, "# t_plan network 79\n");
+	for (i = 0; i < n; i++) {
+		if (ev[i].op == SVOD_PLAN_ALLOC)
+			fprintf(f, "alloc %u %llu %llu\n", ev[i].id, (unsigned long long)ev[i].size,
+				(unsigned long long)ev[i].align);
+		else
+			fprintf(f, "free %u\n", ev[i].id);
+	}
+	fclose(f);
+	ra = system("svodctl plan --ioctl /tmp/t_plan.trace >/tmp/t_plan.k");
+	rb = system("svodctl plan /tmp/t_plan.trace >/tmp/t_plan.u");
+	la = read_file("/tmp/t_plan.k", a, sizeof(a));
+	lb = read_file("/tmp/t_plan.u", b, sizeof(b));
+	tap_ok(!ra && !rb && la > 0 && la == lb && !strcmp(a, b),
+	       "plan: svodctl plan --ioctl prints what svodctl plan prints (%u events, %d bytes)",
+	       n, la);
+}
+
 /* The planner checks for fatal signals: SIGKILL ends a long BEST plan. */
 static void fatal_signal(struct svod_plan_event *ev)
 {
@@ -374,6 +417,7 @@ int main(void)
 	event_limit();
 	best_limit(ev, cap);
 	fatal_signal(ev);
+	svodctl_plan(ev);
 
 	free(ev);
 	svod_close(fd);
