@@ -385,6 +385,31 @@ static void check_bounds_range(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, -ERANGE, svod_stage_check(&ctx->bar, &req));
 }
 
+/* Grants and offsets across the 4 GiB line: no 32-bit truncation anywhere. */
+static void check_bounds_across_4gib(struct kunit *test)
+{
+	const struct svod_bar bar = { .len = 16ULL * SZ_1G };
+	struct svod_xfer_req req = {
+		.grant_off = SZ_4G - PAGE_SIZE, .grant_len = SZ_4G + 2,
+	};
+
+	req.length = SZ_4G + 2;
+	KUNIT_EXPECT_EQ(test, 0, svod_stage_check(&bar, &req));
+	req.length = SZ_4G + 3;
+	KUNIT_EXPECT_EQ(test, -ERANGE, svod_stage_check(&bar, &req));
+	req.offset = SZ_4G;
+	req.length = 2;
+	KUNIT_EXPECT_EQ(test, 0, svod_stage_check(&bar, &req));
+	req.length = 3;
+	KUNIT_EXPECT_EQ(test, -ERANGE, svod_stage_check(&bar, &req));
+	/* Only the low 32 bits of offset + length would look in bounds. */
+	req.offset = 1;
+	req.length = SZ_8G;
+	KUNIT_EXPECT_EQ(test, -ERANGE, svod_stage_check(&bar, &req));
+	KUNIT_EXPECT_EQ(test, SVOD_XFER_DMA, svod_stage_pick(0, SZ_4G + 1, SZ_4G, true));
+	KUNIT_EXPECT_EQ(test, SVOD_XFER_CPU, svod_stage_pick(0, SZ_4G, SZ_4G, true));
+}
+
 static void pick_engine_rules(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, SVOD_XFER_CPU, svod_stage_pick(SVOD_XFER_CPU, SZ_1G, 1, true));
@@ -641,6 +666,7 @@ static void dma_prep_failure_terminates(struct kunit *test)
 static struct kunit_case stage_cases[] = {
 	KUNIT_CASE(check_flags_invalid),
 	KUNIT_CASE(check_bounds_range),
+	KUNIT_CASE(check_bounds_across_4gib),
 	KUNIT_CASE(pick_engine_rules),
 	KUNIT_CASE(xfer_rejects_before_moving),
 	KUNIT_CASE(cpu_stage_unaligned),
