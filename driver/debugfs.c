@@ -68,9 +68,7 @@ static int svod_state_show(struct seq_file *m, void *unused)
 DEFINE_SHOW_ATTRIBUTE(svod_state);
 
 /**
- * svod_debugfs_init() - create svod/state in debugfs
- *
- * Debugfs is best effort: without it svod works, unobserved.
+ * svod_debugfs_init() - create svod/state in debugfs (best effort)
  *
  * Context: process context (module init).
  */
