@@ -5,11 +5,11 @@
  * fake dmaengine provider (a platform device whose DMA_MEMCPY channel copies
  * synchronously in issue_pending, or stalls, or fails, on request).
  *
- * User-pointer paths need a user address space, which KUnit's kthread lacks:
- * both engines are fed kernel pages (the CPU engine a page array, the DMA
- * engine a scatterlist), and the user-facing svod_stage_xfer() is exercised
- * for everything it decides before it pins user memory. Pinning and chunking
- * of user buffers are covered by tools/harness/t_stage.c in the guest.
+ * The engines' cores take kernel pages (the CPU engine a page array, the DMA
+ * engine a scatterlist). The user-facing svod_stage_xfer() (pinning,
+ * chunking, faults) runs against anonymous mappings made in the mm of the
+ * process that loads svod.ko, borrowed with kthread_use_mm(): KUnit 6.1 has
+ * no user-memory helpers of its own.
  */
 
 #include <kunit/test.h>
@@ -18,6 +18,9 @@
 #include <linux/dma-mapping.h>
 #include <linux/io.h>
 #include <linux/jiffies.h>
+#include <linux/kthread.h>
+#include <linux/mman.h>
+#include <linux/sched/mm.h>
 #include <linux/platform_device.h>
 #include <linux/scatterlist.h>
 #include <linux/sizes.h>
@@ -105,6 +108,13 @@ struct fake_dma {
 
 static struct fake_dma *fake;
 static struct platform_device *fake_pdev;
+
+/*
+ * The mm of the process that loads svod.ko (suites are set up in its
+ * context). User-pointer cases borrow it with kthread_use_mm() and map their
+ * buffers in it, then unmap them and let it go before any assertion.
+ */
+static struct mm_struct *user_mm;
 
 static dma_cookie_t fake_tx_submit(struct dma_async_tx_descriptor *tx)
 {
@@ -260,11 +270,16 @@ static int stage_suite_init(struct kunit_suite *suite)
 		platform_driver_unregister(&fake_dma_driver);
 		return PTR_ERR(fake_pdev);
 	}
+	user_mm = current->mm;
+	if (user_mm)
+		mmget(user_mm);
 	return fake ? 0 : -ENODEV;
 }
 
 static void stage_suite_exit(struct kunit_suite *suite)
 {
+	if (user_mm)
+		mmput(user_mm);
 	platform_device_unregister(fake_pdev);
 	platform_driver_unregister(&fake_dma_driver);
 }
@@ -277,6 +292,7 @@ struct stage_ctx {
 	struct fake_bar fb;
 	struct svod_bar bar;
 	u8 *vmem;
+	u8 *vsrc;
 	struct dma_chan *chan;
 	struct page *pages[3];
 	struct sg_table sgt;
@@ -300,6 +316,7 @@ static void stage_test_exit(struct kunit *test)
 			__free_page(ctx->pages[i]);
 	if (ctx->chan)
 		dma_release_channel(ctx->chan);
+	vfree(ctx->vsrc);
 	vfree(ctx->vmem);
 }
 
@@ -544,6 +561,153 @@ static void cpu_read_roundtrip(struct kunit *test)
 }
 
 /*
+ * User-pointer cases: a fake BAR of USER_BAR_LEN, a kernel copy of the
+ * pattern in ctx->vsrc, and an anonymous mapping of the loader's mm.
+ */
+#define USER_LEN	(2 * SZ_1M + 5)		/* three CPU chunks */
+#define USER_MAP_LEN	(USER_LEN + 2 * PAGE_SIZE)
+#define USER_BAR_LEN	(USER_LEN + SZ_64K)
+
+static struct stage_ctx *user_ctx(struct kunit *test)
+{
+	struct stage_ctx *ctx = test->priv;
+
+	KUNIT_ASSERT_NOT_NULL_MSG(test, user_mm, "no mm to borrow");
+	ctx->vmem = vmalloc(USER_BAR_LEN);
+	KUNIT_ASSERT_NOT_NULL(test, ctx->vmem);
+	ctx_bar_init(ctx, ctx->vmem, USER_BAR_LEN);
+	ctx->vsrc = vmalloc(USER_LEN);
+	KUNIT_ASSERT_NOT_NULL(test, ctx->vsrc);
+	fill_pattern(ctx->vsrc, USER_LEN, 77);
+	return ctx;
+}
+
+static unsigned long user_mmap(unsigned long prot)
+{
+	return vm_mmap(NULL, 0, USER_MAP_LEN, prot, MAP_ANONYMOUS | MAP_PRIVATE, 0);
+}
+
+/* 2 MiB + 5 from an unaligned user buffer: three chunks, every byte right. */
+static void xfer_user_stage_chunks(struct kunit *test)
+{
+	struct stage_ctx *ctx = user_ctx(test);
+	struct svod_stage_stats stats = {};
+	struct svod_xfer_req req = {
+		.grant_off = 8, .grant_len = USER_LEN + 3, .offset = 3,
+		.length = USER_LEN, .flags = SVOD_XFER_CPU, .to_device = true,
+	};
+	unsigned long addr;
+	u64 done = 0;
+	int ret;
+
+	kthread_use_mm(user_mm);
+	addr = user_mmap(PROT_READ | PROT_WRITE);
+	if (IS_ERR_VALUE(addr)) {
+		ret = (int)addr;
+	} else {
+		req.ubuf = (void __user *)(addr + 7);
+		ret = copy_to_user(req.ubuf, ctx->vsrc, USER_LEN) ? -EFAULT :
+		      svod_stage_xfer(&ctx->bar, &req, &stats, &done);
+		vm_munmap(addr, USER_MAP_LEN);
+	}
+	kthread_unuse_mm(user_mm);
+
+	KUNIT_EXPECT_EQ(test, 0, ret);
+	KUNIT_EXPECT_EQ(test, (u64)USER_LEN, done);
+	KUNIT_EXPECT_EQ(test, (s64)USER_LEN, atomic64_read(&stats.cpu_bytes));
+	KUNIT_EXPECT_EQ(test, 0, memcmp(ctx->fb.mem + 11, ctx->vsrc, USER_LEN));
+	KUNIT_EXPECT_TRUE(test, guard_intact(ctx->fb.mem, 0, 11));
+	KUNIT_EXPECT_TRUE(test, guard_intact(ctx->fb.mem, 11 + USER_LEN, USER_BAR_LEN));
+	/*
+	 * One BAR access per page segment; the two 1 MiB chunk boundaries fall
+	 * 7 bytes into a page and split it: two accesses more.
+	 */
+	KUNIT_EXPECT_EQ(test, (unsigned int)DIV_ROUND_UP(7 + USER_LEN, PAGE_SIZE) + 2,
+			ctx->fb.nr_ops);
+}
+
+/* READ to user memory, and never into a read-only mapping. */
+static void xfer_user_read(struct kunit *test)
+{
+	struct stage_ctx *ctx = user_ctx(test);
+	struct svod_stage_stats stats = {};
+	struct svod_xfer_req req = {
+		.grant_len = USER_BAR_LEN, .offset = 1, .length = USER_LEN,
+	};
+	unsigned long addr;
+	u64 done = 0, ro_done = 1;
+	int ret, ro_ret;
+	u8 *got = ctx->vsrc;
+
+	fill_pattern(ctx->fb.mem, USER_BAR_LEN, 3);
+	kthread_use_mm(user_mm);
+	addr = user_mmap(PROT_READ | PROT_WRITE);
+	if (IS_ERR_VALUE(addr)) {
+		ret = (int)addr;
+	} else {
+		req.ubuf = (void __user *)(addr + PAGE_SIZE - 1);
+		ret = svod_stage_xfer(&ctx->bar, &req, &stats, &done);
+		if (!ret && copy_from_user(got, req.ubuf, USER_LEN))
+			ret = -EFAULT;
+		vm_munmap(addr, USER_MAP_LEN);
+	}
+	addr = user_mmap(PROT_READ);
+	if (IS_ERR_VALUE(addr)) {
+		ro_ret = (int)addr;
+	} else {
+		req.ubuf = (void __user *)addr;
+		ro_ret = svod_stage_xfer(&ctx->bar, &req, &stats, &ro_done);
+		vm_munmap(addr, USER_MAP_LEN);
+	}
+	kthread_unuse_mm(user_mm);
+
+	KUNIT_EXPECT_EQ(test, 0, ret);
+	KUNIT_EXPECT_EQ(test, (u64)USER_LEN, done);
+	KUNIT_EXPECT_EQ(test, 0, memcmp(got, ctx->fb.mem + 1, USER_LEN));
+	KUNIT_EXPECT_EQ(test, -EFAULT, ro_ret);
+	KUNIT_EXPECT_EQ(test, 0ULL, ro_done);
+}
+
+/*
+ * A hole in the second chunk: the first chunk (1 MiB) is moved and counted,
+ * the failing chunk moves nothing.
+ */
+static void xfer_user_fault_keeps_whole_chunks(struct kunit *test)
+{
+	struct stage_ctx *ctx = user_ctx(test);
+	struct svod_stage_stats stats = {};
+	struct svod_xfer_req req = {
+		.grant_len = USER_BAR_LEN, .length = USER_LEN,
+		.flags = SVOD_XFER_CPU, .to_device = true,
+	};
+	unsigned long addr;
+	u64 done = 0;
+	int ret;
+
+	kthread_use_mm(user_mm);
+	addr = user_mmap(PROT_READ | PROT_WRITE);
+	if (IS_ERR_VALUE(addr)) {
+		ret = (int)addr;
+	} else {
+		req.ubuf = (void __user *)addr;
+		if (copy_to_user(req.ubuf, ctx->vsrc, USER_LEN))
+			ret = -ENOMEM;
+		else if (vm_munmap(addr + SZ_1M + SZ_512K, PAGE_SIZE))
+			ret = -ENOMEM;
+		else
+			ret = svod_stage_xfer(&ctx->bar, &req, &stats, &done);
+		vm_munmap(addr, USER_MAP_LEN);
+	}
+	kthread_unuse_mm(user_mm);
+
+	KUNIT_EXPECT_EQ(test, -EFAULT, ret);
+	KUNIT_EXPECT_EQ(test, (u64)SZ_1M, done);
+	KUNIT_EXPECT_EQ(test, (s64)SZ_1M, atomic64_read(&stats.cpu_bytes));
+	KUNIT_EXPECT_EQ(test, 0, memcmp(ctx->fb.mem, ctx->vsrc, SZ_1M));
+	KUNIT_EXPECT_TRUE(test, guard_intact(ctx->fb.mem, SZ_1M, USER_BAR_LEN));
+}
+
+/*
  * DMA cases: a physically contiguous fake BAR, the fake channel, and a
  * scatterlist of @len bytes starting @head bytes into the first of three
  * pages, one segment per page (never merged).
@@ -672,6 +836,9 @@ static struct kunit_case stage_cases[] = {
 	KUNIT_CASE(cpu_stage_unaligned),
 	KUNIT_CASE(cpu_segments_follow_pages),
 	KUNIT_CASE(cpu_read_roundtrip),
+	KUNIT_CASE(xfer_user_stage_chunks),
+	KUNIT_CASE(xfer_user_read),
+	KUNIT_CASE(xfer_user_fault_keeps_whole_chunks),
 	KUNIT_CASE(dma_stage_pages),
 	KUNIT_CASE(dma_read_pages),
 	KUNIT_CASE(dma_timeout_terminates),
