@@ -385,6 +385,50 @@ static int svod_stage_user(struct dma_chan *chan, const struct svod_bar *bar,
 }
 
 /**
+ * svod_stage_xfer_on() - svod_stage_xfer() with an explicit DMA channel
+ * @chan: the DMA_MEMCPY channel, or NULL for none
+ * @threshold: auto mode uses DMA above this many bytes; 0: never
+ * @bar: the BAR the grant lies in
+ * @req: the request, with the grant taken from the live record
+ * @stats: counters to add the moved bytes to
+ * @done: out: bytes moved
+ *
+ * What svod_stage_xfer() does, on @chan; KUnit passes its fake channel.
+ *
+ * Context: process context, may sleep. No locks held.
+ * Return: as svod_stage_xfer().
+ */
+int svod_stage_xfer_on(struct dma_chan *chan, u64 threshold,
+		       const struct svod_bar *bar, const struct svod_xfer_req *req,
+		       struct svod_stage_stats *stats, u64 *done)
+{
+	u64 bar_off;
+	int engine, ret;
+
+	*done = 0;
+	ret = svod_stage_check(bar, req);
+	if (ret)
+		return ret;
+	if (!req->length)
+		return 0;
+	engine = svod_stage_pick(req->flags, req->length, threshold, chan);
+	if (engine < 0)
+		return engine;
+	if (!access_ok(req->ubuf, req->length))
+		return -EFAULT;
+
+	bar_off = req->grant_off + req->offset;
+	if (engine == SVOD_XFER_DMA) {
+		ret = svod_stage_user(chan, bar, bar_off, req, done);
+		atomic64_add(*done, &stats->dma_bytes);
+	} else {
+		ret = svod_stage_user(NULL, bar, bar_off, req, done);
+		atomic64_add(*done, &stats->cpu_bytes);
+	}
+	return ret;
+}
+
+/**
  * svod_stage_xfer() - STAGE or READ one range of a live grant
  * @bar: the BAR the grant lies in
  * @req: the request, with the grant taken from the live record
@@ -408,32 +452,8 @@ static int svod_stage_user(struct dma_chan *chan, const struct svod_bar *bar,
 int svod_stage_xfer(const struct svod_bar *bar, const struct svod_xfer_req *req,
 		    struct svod_stage_stats *stats, u64 *done)
 {
-	struct dma_chan *chan = svod_stage_chan;
-	u64 bar_off;
-	int engine, ret;
-
-	*done = 0;
-	ret = svod_stage_check(bar, req);
-	if (ret)
-		return ret;
-	if (!req->length)
-		return 0;
-	engine = svod_stage_pick(req->flags, req->length,
-				 READ_ONCE(dma_threshold), chan);
-	if (engine < 0)
-		return engine;
-	if (!access_ok(req->ubuf, req->length))
-		return -EFAULT;
-
-	bar_off = req->grant_off + req->offset;
-	if (engine == SVOD_XFER_DMA) {
-		ret = svod_stage_user(chan, bar, bar_off, req, done);
-		atomic64_add(*done, &stats->dma_bytes);
-	} else {
-		ret = svod_stage_user(NULL, bar, bar_off, req, done);
-		atomic64_add(*done, &stats->cpu_bytes);
-	}
-	return ret;
+	return svod_stage_xfer_on(svod_stage_chan, READ_ONCE(dma_threshold),
+				  bar, req, stats, done);
 }
 
 /**

@@ -107,6 +107,9 @@ void svod_stage_exit(void);
 int svod_stage_check(const struct svod_bar *bar,
 		     const struct svod_xfer_req *req);
 int svod_stage_pick(u32 flags, u64 length, u64 threshold, bool have_dma);
+int svod_stage_xfer_on(struct dma_chan *chan, u64 threshold,
+		       const struct svod_bar *bar, const struct svod_xfer_req *req,
+		       struct svod_stage_stats *stats, u64 *done);
 void svod_stage_cpu(const struct svod_bar *bar, u64 bar_off,
 		    struct page **pages, unsigned int head, size_t len,
 		    bool to_device);

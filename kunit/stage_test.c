@@ -708,6 +708,82 @@ static void xfer_user_fault_keeps_whole_chunks(struct kunit *test)
 }
 
 /*
+ * The user path on the fake channel: three 64 KiB DMA chunks from an
+ * unaligned buffer (auto mode above a threshold), then READ back by DMA.
+ */
+#define USER_DMA_LEN	(2 * SZ_64K + 300)
+
+static void xfer_user_dma_chunks(struct kunit *test)
+{
+	struct stage_ctx *ctx = test->priv;
+	struct svod_stage_stats stats = {};
+	struct svod_xfer_req req = {
+		.grant_off = 5, .grant_len = USER_DMA_LEN, .length = USER_DMA_LEN,
+		.to_device = true,
+	};
+	dma_cap_mask_t mask;
+	unsigned long addr;
+	u64 done = 0, rdone = 0;
+	int ret, rret = -EIO;
+	u8 *mem;
+
+	KUNIT_ASSERT_NOT_NULL(test, user_mm);
+	mem = kunit_kmalloc(test, USER_DMA_LEN + SZ_4K, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, mem);
+	ctx_bar_init(ctx, mem, USER_DMA_LEN + SZ_4K);
+	ctx->bar.phys = virt_to_phys(mem);
+	ctx->vsrc = vmalloc(2 * USER_DMA_LEN);
+	KUNIT_ASSERT_NOT_NULL(test, ctx->vsrc);
+	fill_pattern(ctx->vsrc, USER_DMA_LEN, 11);
+	dma_cap_zero(mask);
+	dma_cap_set(DMA_MEMCPY, mask);
+	ctx->chan = dma_request_channel(mask, fake_dma_filter, &fake_pdev->dev);
+	KUNIT_ASSERT_NOT_NULL(test, ctx->chan);
+	fake->mode = FAKE_DMA_COPY;
+	fake->prep_budget = UINT_MAX;
+	fake->nr_prep = 0;
+
+	kthread_use_mm(user_mm);
+	addr = vm_mmap(NULL, 0, 2 * USER_DMA_LEN, PROT_READ | PROT_WRITE,
+		       MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	if (IS_ERR_VALUE(addr)) {
+		ret = (int)addr;
+	} else {
+		req.ubuf = (void __user *)(addr + 7);
+		ret = copy_to_user(req.ubuf, ctx->vsrc, USER_DMA_LEN) ? -EFAULT :
+		      svod_stage_xfer_on(ctx->chan, SZ_64K, &ctx->bar, &req,
+					 &stats, &done);
+		req.ubuf = (void __user *)(addr + USER_DMA_LEN);
+		req.to_device = false;
+		req.flags = SVOD_XFER_DMA;
+		if (!ret)
+			rret = svod_stage_xfer_on(ctx->chan, 0, &ctx->bar, &req,
+						  &stats, &rdone);
+		if (!rret && copy_from_user(ctx->vsrc + USER_DMA_LEN, req.ubuf,
+					    USER_DMA_LEN))
+			rret = -EFAULT;
+		vm_munmap(addr, 2 * USER_DMA_LEN);
+	}
+	kthread_unuse_mm(user_mm);
+
+	KUNIT_EXPECT_EQ(test, 0, ret);
+	KUNIT_EXPECT_EQ(test, (u64)USER_DMA_LEN, done);
+	KUNIT_EXPECT_EQ(test, 0, memcmp(mem + 5, ctx->vsrc, USER_DMA_LEN));
+	KUNIT_EXPECT_TRUE(test, guard_intact(mem, 0, 5));
+	KUNIT_EXPECT_TRUE(test, guard_intact(mem, 5 + USER_DMA_LEN,
+					     USER_DMA_LEN + SZ_4K));
+	/* At least one descriptor per chunk, and no CPU access to the BAR. */
+	KUNIT_EXPECT_GE(test, fake->nr_prep, 3U);
+	KUNIT_EXPECT_EQ(test, 0U, ctx->fb.nr_ops);
+	KUNIT_EXPECT_EQ(test, 0, rret);
+	KUNIT_EXPECT_EQ(test, (u64)USER_DMA_LEN, rdone);
+	KUNIT_EXPECT_EQ(test, 0, memcmp(ctx->vsrc + USER_DMA_LEN, ctx->vsrc,
+					USER_DMA_LEN));
+	KUNIT_EXPECT_EQ(test, (s64)2 * USER_DMA_LEN, atomic64_read(&stats.dma_bytes));
+	KUNIT_EXPECT_EQ(test, 0LL, atomic64_read(&stats.cpu_bytes));
+}
+
+/*
  * DMA cases: a physically contiguous fake BAR, the fake channel, and a
  * scatterlist of @len bytes starting @head bytes into the first of three
  * pages, one segment per page (never merged).
@@ -839,6 +915,7 @@ static struct kunit_case stage_cases[] = {
 	KUNIT_CASE(xfer_user_stage_chunks),
 	KUNIT_CASE(xfer_user_read),
 	KUNIT_CASE(xfer_user_fault_keeps_whole_chunks),
+	KUNIT_CASE(xfer_user_dma_chunks),
 	KUNIT_CASE(dma_stage_pages),
 	KUNIT_CASE(dma_read_pages),
 	KUNIT_CASE(dma_timeout_terminates),
