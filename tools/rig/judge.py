@@ -57,11 +57,14 @@ def judge_kunit(v, console, expected):
     """Count every KUnit case (indent 4 under a suite); a suite that starts
     and never reports its result, or is expected and never starts, fails."""
     seen = {}
+    loads = {}
     suite = None
     for line in console:
         m = SUBTEST.match(line)
         if m and len(m.group(1)) == 4:
-            suite = m.group(2)
+            # A suite seen before ran again on a later load of its module.
+            loads[m.group(2)] = loads.get(m.group(2), 0) + 1
+            suite = m.group(2) + (f"[load {loads[m.group(2)]}]" if loads[m.group(2)] > 1 else "")
             seen[suite] = None
             continue
         m = KTAP_RESULT.match(line)
@@ -73,7 +76,7 @@ def judge_kunit(v, console, expected):
                 v.add(True, f"kunit {suite}.{name} # {skip}")
             else:
                 v.add(result == "ok", f"kunit {suite}.{name}", line)
-        elif len(indent) == 0 and name == suite:
+        elif len(indent) == 0 and suite.split("[")[0] == name:
             seen[suite] = result
             suite = None
     for s, result in seen.items():

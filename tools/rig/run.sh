@@ -49,7 +49,7 @@ timeout -s KILL "$timeout_s" qemu-system-x86_64 \
 	-machine pc -accel tcg -smp 2 -m 1536 -no-reboot \
 	-display none -monitor none \
 	-kernel "$kernel" -initrd "$out/initramfs.cpio.gz" \
-	-append "console=ttyS0 panic=-1 kasan_multi_shot $append SVODRIG_MODE=$mode" \
+	-append "console=ttyS0 panic=-1 kasan_multi_shot iomem=relaxed $append SVODRIG_MODE=$mode" \
 	-serial "file:$out/console.log" -serial "file:$out/harness.log" \
 	-object "memory-backend-file,id=shm0,mem-path=$out/ivshmem.bin,size=64M,share=on" \
 	-device ivshmem-plain,memdev=shm0 \
