@@ -25,7 +25,8 @@ build_modules() {
 	shift 2
 	mkdir -p "$b/src" "$b/modules"
 	# Excluded (built) files survive --delete: rebuilds stay incremental.
-	rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
+	# No -t: a changed file gets a new mtime, so make never keeps a stale object.
+	rsync -rlc --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
 		--exclude='*.mod*' --exclude='modules.order' --exclude='Module.symvers' \
 		"$top/Kbuild" "$top/driver" "$top/uapi" "$top/kunit" "$b/src/"
 	make -s -C "$kdir" M="$b/src" "$@" modules >&2
@@ -36,7 +37,7 @@ build_modules() {
 		[ -f "$t" ] || continue
 		t=$(dirname "$t")
 		[ "$kind" = test ] || [ "$(basename "$t")" != selftest ] || continue
-		rsync -a "$t/" "$b/$(basename "$t")/"
+		rsync -rlc "$t/" "$b/$(basename "$t")/"
 		make -s -C "$kdir" M="$b/$(basename "$t")" modules >&2
 		cp "$b/$(basename "$t")"/*.ko "$b/modules/"
 	done
