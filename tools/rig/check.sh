@@ -49,7 +49,12 @@ else
 		fi
 	done
 	echo "=== benchmarks (figures only, not verdicts)"
-	cat "$top"/build/run-*/bench.txt 2>/dev/null
+	for mode in test stock; do
+		[ -s "$top/build/run-$mode/bench.txt" ] || continue
+		echo "--- guest, $mode kernel"
+		cat "$top/build/run-$mode/bench.txt"
+	done
+	echo "--- host, userspace builds of the core"
 	make -s -C "$top/tools" bench 2>&1 | tee "$out/bench-host.txt"
 fi
 
