@@ -164,6 +164,10 @@ def main():
     judge_kunit(v, console, expected)
     if a.mode not in ("selftest", "demo"):
         judge_harness(v, harness)
+    if a.mode == "demo":
+        rcs = [l for l in harness if l.startswith("svod-guest: demo rc=")]
+        v.add(rcs == ["svod-guest: demo rc=0"], "svodctl demo: every step as expected",
+              rcs[0] if rcs else "svodctl demo did not finish")
     splats = find_splats(console, harness)
 
     if a.mode == "selftest":
