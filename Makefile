@@ -33,10 +33,15 @@ demo: deps
 
 install: modules
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
-	depmod -a $(shell $(MAKE) -s -C $(KDIR) kernelrelease 2>/dev/null)
+	@# The release is the /lib/modules directory whose build link is KDIR
+	@# (Debian's headers say 6.1.192 in kernel.release, not 6.1.0-N-amd64).
+	@rel=$$(for d in /lib/modules/*/; do \
+		[ "$$(realpath $$d/build 2>/dev/null)" != "$$(realpath $(KDIR))" ] || basename $$d; \
+	done | head -1); rel=$${rel:-$$(cat $(KDIR)/include/config/kernel.release)}; \
+	echo "depmod -a $$rel"; depmod -a $$rel
 	getent group svod >/dev/null || groupadd --system svod
 	install -D -m 0644 tools/udev/60-svod.rules /etc/udev/rules.d/60-svod.rules
-	-udevadm control --reload-rules
+	@udevadm control --reload-rules 2>/dev/null || echo "install: udevd not running: the rule applies from the next boot"
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
