@@ -46,15 +46,28 @@ const char *ht_err(int ret)
 }
 
 /**
- * ht_first_tier() - the first tier whose device is present
+ * ht_first_tier() - the first present tier of the first bound device
  * @fd: descriptor of /dev/svod
  * @tier: out: its record
+ *
+ * Devices are taken in PCI address order, not by tier id: a redeclared or
+ * rebound device's tiers get new ids, and the rig's first device (the one
+ * whose backing file the host checks) must stay the one tests use.
  *
  * Context: any thread.
  * Return: 0, -ENODEV if every tier is gone or there is none, or -errno.
  */
 int ht_first_tier(int fd, struct svod_tier_info *tier)
 {
+	char bdfs[8][SVOD_NAME_LEN];
+	int nr, i, ret;
+
+	nr = svod_devices(bdfs, ARRAY_SIZE(bdfs));
+	for (i = 0; i < nr && i < (int)ARRAY_SIZE(bdfs); i++) {
+		ret = ht_device_tier(fd, bdfs[i], tier);
+		if (ret != -ENODEV)
+			return ret;
+	}
 	return ht_device_tier(fd, NULL, tier);
 }
 

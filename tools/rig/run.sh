@@ -40,6 +40,7 @@ make -s -C "$top/tools" harness >&2
 
 "$rig/mkinitramfs.sh" "$kind" "$moddir" "$out/initramfs.cpio.gz"
 truncate -s 64M "$out/ivshmem.bin"
+truncate -s 16M "$out/ivshmem2.bin"
 
 timeout_s=${SVODRIG_TIMEOUT:-900}
 echo "run: booting $kind kernel ($mode), hard timeout ${timeout_s}s" >&2
@@ -53,7 +54,9 @@ timeout -s KILL "$timeout_s" qemu-system-x86_64 \
 	-serial "file:$out/console.log" -serial "file:$out/harness.log" \
 	-object "memory-backend-file,id=shm0,mem-path=$out/ivshmem.bin,size=64M,share=on" \
 	-device ivshmem-plain,memdev=shm0 \
-	-device edu,dma_mask=0xffffffffffffffff || rc=$?
+	-device edu,dma_mask=0xffffffffffffffff \
+	-object "memory-backend-file,id=shm1,mem-path=$out/ivshmem2.bin,size=16M,share=on" \
+	-device ivshmem-plain,memdev=shm1 || rc=$?
 echo "run: guest ran $(( $(date +%s) - start )) s, qemu rc=$rc" >&2
 [ $rc = 137 ] && echo "run: QEMU killed at the ${timeout_s}s timeout" >&2
 
