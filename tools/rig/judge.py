@@ -147,7 +147,8 @@ def main():
     ap.add_argument("--harness", required=True)
     ap.add_argument("--suites", default="")
     ap.add_argument("--bench")
-    ap.add_argument("--timed-out", default="0")
+    ap.add_argument("--qemu-rc", type=int, default=0,
+                    help="QEMU's exit status; 137: killed at the hard timeout")
     a = ap.parse_args()
 
     console = read_lines(a.console)
@@ -187,8 +188,13 @@ def main():
             v.add(True, "no kernel splat (BUG, WARNING, KASAN, lockdep, Oops, kmemleak)")
 
     done = any(l.startswith("svod-guest: done") for l in harness)
-    v.add(done and a.timed_out != "1", "guest ran to its end and powered off",
-          "timed out" if a.timed_out == "1" else (harness[-1] if harness else "no output"))
+    if a.qemu_rc == 137:
+        why = "QEMU killed at the hard timeout"
+    elif a.qemu_rc:
+        why = f"QEMU exit status {a.qemu_rc}"
+    else:
+        why = harness[-1] if harness else "no output"
+    v.add(done and a.qemu_rc == 0, "guest ran to its end and powered off", why)
 
     if a.bench:
         with open(a.bench, "w") as f:

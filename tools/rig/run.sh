@@ -1,7 +1,7 @@
 #!/bin/bash
-# run.sh MODE: build what the guest needs, boot it in QEMU (TCG) with an
-# ivshmem-plain BAR backed by a fresh 64 MiB file and an edu DMA device,
-# and judge the logs. MODE: test (our test kernel: KUnit + harness),
+# run.sh MODE: build what the guest needs, boot it in QEMU (TCG) with two
+# ivshmem-plain devices (BAR2 backed by fresh 64 MiB and 16 MiB files) and
+# an edu DMA device, and judge the logs. MODE: test (our test kernel: KUnit + harness),
 # stock (Debian's kernel: harness), selftest (deliberate failures),
 # demo (Debian's kernel: `svodctl demo`).
 # Prints judged lines (`ok - ...`/`not ok - ...`); exits non-zero on failure.
@@ -62,4 +62,4 @@ echo "run: guest ran $(( $(date +%s) - start )) s, qemu rc=$rc" >&2
 
 python3 "$rig/judge.py" --mode "$mode" --suites "$(kunit_suites)" \
 	--console "$out/console.log" --harness "$out/harness.log" \
-	--bench "$out/bench.txt" --timed-out "$([ $rc = 137 ] && echo 1 || echo 0)"
+	--bench "$out/bench.txt" --qemu-rc "$rc"
