@@ -288,13 +288,17 @@ int svodctl_print_tiers(int fd)
 	struct svod_tier_info *tiers;
 	uint32_t nr, i, r;
 	uint64_t in_use;
-	int ret;
+	int ret, w = 4;
 
 	ret = svod_query_all(fd, &tiers, &nr);
 	if (ret)
 		return ret;
-	printf("%-4s %-16s %-14s %-12s %10s %10s %6s %10s %6s %6s %10s %s\n",
-	       "ID", "NAME", "DEVICE", "BASE", "CAPACITY", "USED", "USE%",
+	/* The name column is as wide as the longest name: rows stay aligned. */
+	for (i = 0; i < nr; i++)
+		if ((int)strnlen(tiers[i].name, SVOD_NAME_LEN) > w)
+			w = (int)strnlen(tiers[i].name, SVOD_NAME_LEN);
+	printf("%-4s %-*s %-14s %-12s %10s %10s %6s %10s %6s %6s %10s %s\n",
+	       "ID", w, "NAME", "DEVICE", "BASE", "CAPACITY", "USED", "USE%",
 	       "LARGEST", "LIVE", "ALIGN", "RESERVED", "STATE");
 	for (i = 0; i < nr; i++) {
 		const struct svod_tier_info *t = &tiers[i];
@@ -304,8 +308,8 @@ int svodctl_print_tiers(int fd)
 		svodctl_size(in_use, used, sizeof(used));
 		svodctl_size(t->largest_free, largest, sizeof(largest));
 		svodctl_size(t->reserved_bytes, resv, sizeof(resv));
-		printf("%-4u %-16.*s %-14.*s 0x%-10" PRIx64 " %10s %10s %5.1f%% %10s %6u %6" PRIu64
-		       " %10s %s\n", t->id, SVOD_NAME_LEN, t->name, SVOD_NAME_LEN,
+		printf("%-4u %-*.*s %-14.*s 0x%-10" PRIx64 " %10s %10s %5.1f%% %10s %6u %6" PRIu64
+		       " %10s %s\n", t->id, w, SVOD_NAME_LEN, t->name, SVOD_NAME_LEN,
 		       t->device, (uint64_t)t->device_base, cap, used,
 		       t->capacity > t->reserved_bytes ?
 		       100.0 * (double)in_use / (double)(t->capacity - t->reserved_bytes) : 0.0,
