@@ -72,6 +72,33 @@ int ht_first_tier(int fd, struct svod_tier_info *tier)
 }
 
 /**
+ * ht_bar2_offset() - where a device address of a tier lies in its BAR 2
+ * @tier: the tier (its device's svod_tiers declaration is read)
+ * @device_addr: a device address inside @tier
+ * @off: out: byte offset of @device_addr in BAR 2
+ *
+ * Context: any thread.
+ * Return: 0, -ENOENT if @tier is not declared in BAR 2, or -EIO.
+ */
+int ht_bar2_offset(const struct svod_tier_info *tier, uint64_t device_addr, uint64_t *off)
+{
+	struct svod_tier_decl d;
+	char text[4096], *line, *save;
+
+	if (svod_tiers_read(tier->device, text, sizeof(text)) < 0)
+		return -EIO;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (svod_decl_parse(line, &d) || strcmp(d.name, tier->name))
+			continue;
+		if (d.bar != 2)
+			return -ENOENT;
+		*off = d.offset + (device_addr - d.base);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/**
  * ht_device_tier() - the first present tier of one PCI device
  * @fd: descriptor of /dev/svod
  * @bdf: PCI address, or NULL for any device

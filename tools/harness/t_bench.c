@@ -95,25 +95,6 @@ static double measure(enum op op, uint64_t h, uint8_t *buf,
 	return best;
 }
 
-/* The BAR 2 offset of a device address of our tier (from its declaration). */
-static int bar2_offset(uint64_t device_addr, uint64_t *off)
-{
-	struct svod_tier_decl d;
-	char text[4096], *line, *save;
-
-	if (svod_tiers_read(tier.device, text, sizeof(text)) < 0)
-		return -EIO;
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (svod_decl_parse(line, &d) || strcmp(d.name, tier.name))
-			continue;
-		if (d.bar != 2)
-			return -ENOENT;
-		*off = d.offset + (device_addr - d.base);
-		return 0;
-	}
-	return -ENOENT;
-}
-
 static volatile uint8_t *map_wc(uint64_t *len)
 {
 	char path[256];
@@ -150,7 +131,7 @@ static void bench_cpu(uint8_t *buf, volatile uint8_t *wc)
 	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
 		ret = svod_alloc(fd, tier.id, sizes[i], 0, &a);
 		if (!ret && wc)
-			ret = bar2_offset(a.device_addr, &off);
+			ret = ht_bar2_offset(&tier, a.device_addr, &off);
 		for (dir = 0; dir < 2; dir++) {
 			mbs = ret ? ret : measure(dir ? OP_READ : OP_STAGE, a.handle,
 						  buf, NULL, sizes[i]);

@@ -542,25 +542,6 @@ static void test_dma(uint64_t h, uint8_t *src, uint8_t *dst)
 	tap_ok(ok, "dma_stage_sigkill_dies_promptly_and_releases (status %d)", status);
 }
 
-/* The BAR 2 offset of a device address of our tier, from its declaration. */
-static int bar2_offset(uint64_t device_addr, uint64_t *off)
-{
-	struct svod_tier_decl d;
-	char text[4096], *line, *save;
-
-	if (svod_tiers_read(tier.device, text, sizeof(text)) < 0)
-		return -EIO;
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (svod_decl_parse(line, &d) || strcmp(d.name, tier.name))
-			continue;
-		if (d.bar != 2)
-			return -ENOENT;
-		*off = d.offset + (device_addr - d.base);
-		return 0;
-	}
-	return -ENOENT;
-}
-
 /* Child of the keeper: stage the manifest ranges, report, then hold them. */
 static void keeper(int report, uint32_t seed0)
 {
@@ -597,7 +578,7 @@ static void keeper(int report, uint32_t seed0)
 					 SVOD_XFER_CPU, NULL);
 		}
 		if (!ret)
-			ret = bar2_offset(a.device_addr + skip, &off);
+			ret = ht_bar2_offset(&tier, a.device_addr + skip, &off);
 		if (ret) {
 			snprintf(msg, sizeof(msg), "range %u: %d", i, ret);
 			break;
