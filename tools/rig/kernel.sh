@@ -68,14 +68,17 @@ if [ ! -f "$out/.svod-built" ]; then
 		echo "kernel: $(( ($(date +%s) - start) / 60 )) min, $n objects built" >&2
 	  done ) &
 	ticker=$!
-	trap 'kill $ticker 2>/dev/null' EXIT
+	# The trap's status would become the script's: it must not fail.
+	trap 'kill $ticker 2>/dev/null || true' EXIT
 	if ! make -C "$src" O="$out" -j"$(nproc)" bzImage modules >"$out/build.log" 2>&1; then
 		tail -40 "$out/build.log" >&2
 		echo "kernel: build failed, log in $out/build.log" >&2
 		exit 1
 	fi
 	kill $ticker 2>/dev/null || true
+	trap - EXIT
 	echo "kernel: built in $(( $(date +%s) - start )) s" >&2
 	touch "$out/.svod-built"
 fi
 echo "$out"
+exit 0
