@@ -4,10 +4,11 @@
 # `make demo` boots a guest and shows svod at work. Both install what they
 # need (Debian 12 packages) first.
 
-STOCK_KDIR := $(wildcard /lib/modules/$(shell uname -r)/build)
+RUNNING_KDIR := $(wildcard /lib/modules/$(shell uname -r)/build)
 # Default KDIR: the running kernel's build tree, else svod's test kernel
-# (built once and cached by tools/rig/kernel.sh).
-KDIR ?= $(if $(STOCK_KDIR),$(STOCK_KDIR),$(shell tools/rig/kernel.sh))
+# (built once and cached by tools/rig/kernel.sh). Only targets that build
+# svod.ko expand it.
+KDIR ?= $(if $(RUNNING_KDIR),$(RUNNING_KDIR),$(shell tools/rig/kernel.sh))
 
 .PHONY: all modules tools check demo clean install deps selftest
 
@@ -43,7 +44,10 @@ install: modules
 	install -D -m 0644 tools/udev/60-svod.rules /etc/udev/rules.d/60-svod.rules
 	@udevadm control --reload-rules 2>/dev/null || echo "install: udevd not running: the rule applies from the next boot"
 
+# Without Kbuild: cleaning must never make kernel.sh build a test kernel.
 clean:
-	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	find driver kunit \( -name '*.o' -o -name '*.ko' -o -name '*.mod' \
+		-o -name '*.mod.c' -o -name '.*.cmd' \) -delete
+	rm -f svod.ko svod.mod svod.mod.c svod.mod.o svod.o .*.cmd modules.order Module.symvers
 	-$(MAKE) -C tools clean
 	rm -rf build
