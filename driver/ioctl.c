@@ -1,194 +1,139 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * svod ioctl layer: copy in, reject unknown flag bits and nonzero padding,
- * call the handler with kernel structs, copy out. Nothing else happens here.
- * A known number with the wrong size or direction is a different command
- * and gets -ENOTTY like any unknown one.
+ * svod ioctl dispatch: one table of commands, as drm_ioctl() has. A command
+ * is found by its number; its direction must be the table's; the caller's
+ * struct size comes from the command (_IOC_SIZE), so structs can grow:
+ *
+ * - shorter than the command's first layout (SVOD_*_SIZE_VER0): -EINVAL;
+ * - shorter than the driver's struct (an older binary): zero-extended;
+ * - longer (a newer binary): accepted only if the bytes the driver does not
+ *   know are zero, else -E2BIG (copy_struct_from_user(), as openat2 does);
+ * - at most the caller's size is written back.
+ *
+ * Handlers get the kernel copy and fill their outputs in place. Outputs go
+ * back on success, and on failure too for the commands that say so (STAGE,
+ * READ and PLAN report how far they got). Nothing else happens here.
  */
+#include <linux/build_bug.h>
 #include <linux/fs.h>
-#include <linux/mm.h>
-#include <linux/slab.h>
+#include <linux/nospec.h>
 #include <linux/uaccess.h>
 
-#include "svod.h"
+#include <linux/svod.h>
 
-static int svod_ioctl_query(void __user *uarg)
-{
-	struct svod_tier_info *infos;
-	struct svod_query q = {};
-	u32 nr, filled;
-	int ret;
+#include "ioctl.h"
 
-	if (copy_from_user(&q, uarg, sizeof(q)))
-		return -EFAULT;
-	if (q.flags || q.pad)
-		return -EINVAL;
-	if (q.nr_tiers && !q.tiers_ptr)
-		return -EFAULT;
+/* Every command's struct fits this (checked at build time). */
+#define SVOD_IOCTL_MAX_SIZE	128
 
-	svod_query(NULL, 0, &nr);
-	nr = min(nr, q.nr_tiers);
-	infos = kvcalloc(nr, sizeof(*infos), GFP_KERNEL);
-	if (!infos)
-		return -ENOMEM;
-	svod_query(infos, nr, &q.nr_tiers);
-	filled = min(nr, q.nr_tiers);
+/* Outputs are written back when the handler fails too. */
+#define SVOD_IOCTL_OUT_ON_ERROR	BIT(0)
 
-	ret = 0;
-	q.abi_version = SVOD_ABI_VERSION;
-	if (copy_to_user(u64_to_user_ptr(q.tiers_ptr), infos,
-			 array_size(filled, sizeof(*infos))) ||
-	    copy_to_user(uarg, &q, sizeof(q)))
-		ret = -EFAULT;
-	kvfree(infos);
-	return ret;
-}
+/**
+ * struct svod_ioctl_desc - one command of /dev/svod
+ * @name: for the kernel-doc reader and debugging
+ * @dir: the command's direction, _IOC_WRITE and/or _IOC_READ
+ * @size: sizeof() the driver's struct
+ * @min_size: the struct's first published size (SVOD_*_SIZE_VER0)
+ * @flags: SVOD_IOCTL_*
+ * @func: the handler
+ * @unwind: undoes a successful call whose outputs could not be written
+ *	back (NULL if there is nothing to undo)
+ */
+struct svod_ioctl_desc {
+	const char *name;
+	unsigned int dir;
+	u16 size;
+	u16 min_size;
+	u32 flags;
+	int (*func)(struct svod_file *sf, void *data);
+	void (*unwind)(struct svod_file *sf, void *data);
+};
 
-static int svod_ioctl_alloc(struct svod_file *sf, void __user *uarg)
-{
-	struct svod_alloc a = {};
-	int ret;
-
-	if (copy_from_user(&a, uarg, sizeof(a)))
-		return -EFAULT;
-	if (a.flags)
-		return -EINVAL;
-	ret = svod_alloc(sf, &a);
-	if (ret)
-		return ret;
-	if (copy_to_user(uarg, &a, sizeof(a))) {
-		/* The caller never learns the handle: take it back. */
-		struct svod_free f = { .handle = a.handle };
-
-		svod_free(sf, &f);
-		return -EFAULT;
-	}
-	return 0;
-}
-
-static int svod_ioctl_free(struct svod_file *sf, void __user *uarg)
-{
-	struct svod_free f = {};
-
-	if (copy_from_user(&f, uarg, sizeof(f)))
-		return -EFAULT;
-	if (f.flags || f.pad)
-		return -EINVAL;
-	return svod_free(sf, &f);
-}
-
-static int svod_ioctl_resolve(struct svod_file *sf, void __user *uarg)
-{
-	struct svod_resolve r = {};
-	int ret;
-
-	if (copy_from_user(&r, uarg, sizeof(r)))
-		return -EFAULT;
-	if (r.flags)
-		return -EINVAL;
-	ret = svod_resolve(sf, &r);
-	if (ret)
-		return ret;
-	if (copy_to_user(uarg, &r, sizeof(r)))
-		return -EFAULT;
-	return 0;
-}
-
-static int svod_ioctl_xfer(struct svod_file *sf, void __user *uarg,
-			   bool to_device)
-{
-	struct svod_xfer x = {};
-	int ret;
-
-	if (copy_from_user(&x, uarg, sizeof(x)))
-		return -EFAULT;
-	if ((x.flags & ~SVOD_XFER_FLAGS) || x.pad)
-		return -EINVAL;
-	ret = svod_xfer(sf, &x, to_device);
-	if (ret)
-		return ret;
-	if (copy_to_user(uarg, &x, sizeof(x)))
-		return -EFAULT;
-	return 0;
-}
-
-static int svod_ioctl_plan(void __user *uarg)
-{
-	struct svod_plan_event *events;
-	struct svod_plan p = {};
-	u64 *offsets;
-	int ret;
-
-	if (copy_from_user(&p, uarg, sizeof(p)))
-		return -EFAULT;
-	if (p.flags)
-		return -EINVAL;
-	if (p.nr_events > READ_ONCE(svod_max_plan_events))
-		return -E2BIG;
-
-	events = kvmalloc_array(p.nr_events, sizeof(*events),
-				GFP_KERNEL_ACCOUNT);
-	if (!events)
-		return -ENOMEM;
-	if (copy_from_user(events, u64_to_user_ptr(p.events_ptr),
-			   array_size(p.nr_events, sizeof(*events)))) {
-		ret = -EFAULT;
-		goto free_events;
-	}
-	/* Zeroed: a plan refused early copies back offsets it never set. */
-	offsets = kvmalloc_array(p.nr_events, sizeof(*offsets),
-				 GFP_KERNEL_ACCOUNT | __GFP_ZERO);
-	if (!offsets) {
-		ret = -ENOMEM;
-		goto free_events;
+/* Sizes come from the command numbers; abi.py checks each _ver0 fits. */
+#define SVOD_IOCTL_DEF(_cmd, _ver0, _flags, _func, _unwind)		\
+	[_IOC_NR(SVOD_IOCTL_##_cmd)] = {				\
+		.name = #_cmd,						\
+		.dir = _IOC_DIR(SVOD_IOCTL_##_cmd),			\
+		.size = _IOC_SIZE(SVOD_IOCTL_##_cmd) +			\
+			BUILD_BUG_ON_ZERO(_IOC_SIZE(SVOD_IOCTL_##_cmd) > \
+					  SVOD_IOCTL_MAX_SIZE),		\
+		.min_size = (_ver0),					\
+		.flags = (_flags),					\
+		.func = (_func),					\
+		.unwind = (_unwind),					\
 	}
 
-	ret = svod_plan(&p, events, offsets);
-	/* Failed plans report where they stopped, and TLSF what it placed. */
-	if (ret && ret != -ENOSPC && ret != -EINVAL)
-		goto free_offsets;
-	if (copy_to_user(u64_to_user_ptr(p.offsets_ptr), offsets,
-			 array_size(p.nr_events, sizeof(*offsets))) ||
-	    copy_to_user(uarg, &p, sizeof(p)))
-		ret = -EFAULT;
+static const struct svod_ioctl_desc svod_ioctls[] = {
+	SVOD_IOCTL_DEF(QUERY, SVOD_QUERY_SIZE_VER0, 0,
+		       svod_query_ioctl, NULL),
+	SVOD_IOCTL_DEF(ALLOC, SVOD_ALLOC_SIZE_VER0, 0,
+		       svod_alloc_ioctl, svod_alloc_ioctl_unwind),
+	SVOD_IOCTL_DEF(FREE, SVOD_FREE_SIZE_VER0, 0,
+		       svod_free_ioctl, NULL),
+	SVOD_IOCTL_DEF(RESOLVE, SVOD_RESOLVE_SIZE_VER0, 0,
+		       svod_resolve_ioctl, NULL),
+	SVOD_IOCTL_DEF(STAGE, SVOD_XFER_SIZE_VER0,
+		       SVOD_IOCTL_OUT_ON_ERROR, svod_stage_ioctl, NULL),
+	SVOD_IOCTL_DEF(READ, SVOD_XFER_SIZE_VER0,
+		       SVOD_IOCTL_OUT_ON_ERROR, svod_read_ioctl, NULL),
+	SVOD_IOCTL_DEF(PLAN, SVOD_PLAN_SIZE_VER0,
+		       SVOD_IOCTL_OUT_ON_ERROR, svod_plan_ioctl, NULL),
+};
 
-free_offsets:
-	kvfree(offsets);
-free_events:
-	kvfree(events);
-	return ret;
+/* The desc of @cmd, or NULL if it is not a command of ours. */
+static const struct svod_ioctl_desc *svod_ioctl_find(unsigned int cmd)
+{
+	const struct svod_ioctl_desc *desc;
+	unsigned int nr = _IOC_NR(cmd);
+
+	if (_IOC_TYPE(cmd) != SVOD_IOCTL_MAGIC || nr >= ARRAY_SIZE(svod_ioctls))
+		return NULL;
+	desc = &svod_ioctls[array_index_nospec(nr, ARRAY_SIZE(svod_ioctls))];
+	if (!desc->func || _IOC_DIR(cmd) != desc->dir)
+		return NULL;
+	return desc;
 }
 
 /**
  * svod_ioctl() - the ioctls of /dev/svod (Documentation/uapi.rst)
  * @filp: the open file
- * @cmd: SVOD_IOCTL_*
+ * @cmd: SVOD_IOCTL_*, with any struct size from the command's first layout on
  * @arg: user pointer to the command's struct
  *
  * Context: process context; sleeps.
- * Return: 0 or a negative errno; -ENOTTY for an unknown command.
+ * Return: 0 or a negative errno: -ENOTTY for an unknown command or a known
+ * number with another direction; -EINVAL for a struct shorter than the
+ * command's first layout; -E2BIG for a longer struct whose extra bytes are
+ * not zero; -EFAULT if the struct cannot be read or written back; else the
+ * handler's.
  */
 long svod_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 {
-	struct svod_file *sf = filp->private_data;
+	u64 kdata[SVOD_IOCTL_MAX_SIZE / sizeof(u64)];
 	void __user *uarg = (void __user *)arg;
+	struct svod_file *sf = filp->private_data;
+	const struct svod_ioctl_desc *desc;
+	size_t usize = _IOC_SIZE(cmd);
+	int ret;
 
-	switch (cmd) {
-	case SVOD_IOCTL_QUERY:
-		return svod_ioctl_query(uarg);
-	case SVOD_IOCTL_ALLOC:
-		return svod_ioctl_alloc(sf, uarg);
-	case SVOD_IOCTL_FREE:
-		return svod_ioctl_free(sf, uarg);
-	case SVOD_IOCTL_RESOLVE:
-		return svod_ioctl_resolve(sf, uarg);
-	case SVOD_IOCTL_STAGE:
-		return svod_ioctl_xfer(sf, uarg, true);
-	case SVOD_IOCTL_READ:
-		return svod_ioctl_xfer(sf, uarg, false);
-	case SVOD_IOCTL_PLAN:
-		return svod_ioctl_plan(uarg);
-	default:
+	desc = svod_ioctl_find(cmd);
+	if (!desc)
 		return -ENOTTY;
+	if (usize < desc->min_size)
+		return -EINVAL;
+
+	ret = copy_struct_from_user(kdata, desc->size, uarg, usize);
+	if (ret)
+		return ret;
+	ret = desc->func(sf, kdata);
+	if (!(desc->dir & _IOC_READ) ||
+	    (ret && !(desc->flags & SVOD_IOCTL_OUT_ON_ERROR)))
+		return ret;
+	if (copy_to_user(uarg, kdata, min_t(size_t, usize, desc->size))) {
+		if (!ret && desc->unwind)
+			desc->unwind(sf, kdata);
+		return ret ? ret : -EFAULT;
 	}
+	return ret;
 }

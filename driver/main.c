@@ -25,10 +25,6 @@ MODULE_PARM_DESC(max_plan_events, "Events per PLAN call (-E2BIG beyond)");
 /* Protects the device list and every device's tier set. */
 DEFINE_MUTEX(svod_decl_lock);
 
-/* Protects svod_files. */
-DEFINE_MUTEX(svod_files_lock);
-LIST_HEAD(svod_files);
-
 /*
  * Tier id -> struct svod_dev_tier, for every tier not yet released (gone
  * tiers stay while allocations hold them, so calls on them see -ENODEV).

@@ -33,6 +33,11 @@
 #include "core/handle.h"
 #include "core/tier.h"
 #include "stage.h"
+#include "alloc.h"
+#include "file.h"
+
+/* Reserved regions one tier may have (not an ABI limit). */
+#define SVOD_MAX_RESERVED	8
 
 /* Tiers one device may declare. */
 #define SVOD_MAX_DEV_TIERS	8
@@ -120,57 +125,8 @@ struct svod_dev_tier {
 	struct svod_stage_stats stats;
 };
 
-/**
- * struct svod_allocation - one live allocation
- * @ref: one reference for the handle, one per transfer in flight; the range
- *	is scrubbed and returned to the tier when the last one goes
- * @tier: the tier (holds a reference)
- * @node: the range in @tier's allocator
- * @tier_link: entry in @tier's live list (@tier's lock)
- */
-struct svod_allocation {
-	struct kref ref;
-	struct svod_dev_tier *tier;
-	struct svod_tier_node *node;
-	struct list_head tier_link;
-};
-
-/**
- * struct svod_file - one open file of /dev/svod
- * @lock: protects @handles and @usage
- * @handles: the file's handle table; objects are struct svod_allocation
- * @usage: tier id -> struct svod_usage, the file's holdings per tier
- * @node: entry in the list of open files (svod_files_lock)
- * @client_id: unique number of this open file
- * @pid: thread group that opened the file
- * @comm: command name of the opener
- */
-struct svod_file {
-	/* Protects @handles and @usage. */
-	struct mutex lock;
-	struct svod_handle_table handles;
-	struct xarray usage;
-	struct list_head node;
-	u64 client_id;
-	struct pid *pid;
-	char comm[TASK_COMM_LEN];
-};
-
-/**
- * struct svod_usage - what one file holds in one tier (present while
- *	@handles > 0)
- * @bytes: bytes of live allocations
- * @handles: live allocations
- */
-struct svod_usage {
-	u64 bytes;
-	u32 handles;
-};
-
 /* main.c */
 extern struct mutex svod_decl_lock;
-extern struct mutex svod_files_lock;
-extern struct list_head svod_files;
 extern struct xarray svod_tier_xa;
 extern unsigned int svod_max_handles;
 extern unsigned long long svod_max_bytes;
@@ -204,19 +160,6 @@ void svod_sysfs_tier_del(struct svod_dev_tier *tier);
 /* pci.c */
 int svod_pci_register(void);
 void svod_pci_unregister(void);
-
-/* file.c */
-extern const struct file_operations svod_fops;
-int svod_query(struct svod_tier_info *infos, u32 max, u32 *nr_tiers);
-int svod_alloc(struct svod_file *sf, struct svod_alloc *req);
-int svod_free(struct svod_file *sf, const struct svod_free *req);
-int svod_resolve(struct svod_file *sf, struct svod_resolve *req);
-int svod_xfer(struct svod_file *sf, struct svod_xfer *req, bool to_device);
-int svod_plan(struct svod_plan *req, const struct svod_plan_event *events,
-	      u64 *offsets);
-
-/* ioctl.c */
-long svod_ioctl(struct file *filp, unsigned int cmd, unsigned long arg);
 
 /* debugfs.c */
 void svod_debugfs_init(void);

@@ -64,11 +64,11 @@ int ht_first_tier(int fd, struct svod_tier_info *tier)
 
 	nr = svod_devices(bdfs, ARRAY_SIZE(bdfs));
 	for (i = 0; i < nr && i < (int)ARRAY_SIZE(bdfs); i++) {
-		ret = ht_device_tier(fd, bdfs[i], tier);
+		ret = svod_tier_by_device(fd, bdfs[i], tier);
 		if (ret != -ENODEV)
 			return ret;
 	}
-	return ht_device_tier(fd, NULL, tier);
+	return svod_tier_by_device(fd, NULL, tier);
 }
 
 /**
@@ -96,38 +96,6 @@ int ht_bar2_offset(const struct svod_tier_info *tier, uint64_t device_addr, uint
 		return 0;
 	}
 	return -ENOENT;
-}
-
-/**
- * ht_device_tier() - the first present tier of one PCI device
- * @fd: descriptor of /dev/svod
- * @bdf: PCI address, or NULL for any device
- * @tier: out: its record
- *
- * Context: any thread.
- * Return: 0, -ENODEV if there is no such tier, or -errno.
- */
-int ht_device_tier(int fd, const char *bdf, struct svod_tier_info *tier)
-{
-	struct svod_tier_info *tiers;
-	uint32_t nr, i;
-	int ret;
-
-	ret = svod_query_all(fd, &tiers, &nr);
-	if (ret)
-		return ret;
-	ret = -ENODEV;
-	for (i = 0; i < nr; i++) {
-		if (tiers[i].flags & SVOD_TIER_GONE)
-			continue;
-		if (bdf && strncmp(tiers[i].device, bdf, SVOD_NAME_LEN))
-			continue;
-		*tier = tiers[i];
-		ret = 0;
-		break;
-	}
-	free(tiers);
-	return ret;
 }
 
 /**

@@ -17,7 +17,6 @@
 int ht_open(void);
 const char *ht_err(int ret);
 int ht_first_tier(int fd, struct svod_tier_info *tier);
-int ht_device_tier(int fd, const char *bdf, struct svod_tier_info *tier);
 int ht_bar2_offset(const struct svod_tier_info *tier, uint64_t device_addr, uint64_t *off);
 int ht_tier_usage(int fd, uint32_t id, uint64_t *free_bytes, uint32_t *nr_live);
 int ht_wait_free(int fd, uint32_t id, uint64_t free_bytes, unsigned int ms);

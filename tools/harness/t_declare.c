@@ -168,6 +168,7 @@ static void test_max_bytes_per_tier(uint32_t t0, uint32_t t1)
 static void test_reserved(int fd, uint32_t old_id)
 {
 	struct svod_tier_info t0, t1;
+	struct svod_region regions[2] = {};
 	struct svod_tier_decl d[2];
 	struct svod_alloc a, *held;
 	char now[4096], *second;
@@ -191,7 +192,10 @@ static void test_reserved(int fd, uint32_t old_id)
 		  "alloc_on_replaced_tier_enoent");
 
 	ret = svod_tier_by_name(fd, "d0", &t0);
+	if (!ret && svod_tier_regions(fd, t0.id, regions, 2) != 2)
+		ret = -EIO;
 	tap_ok(!ret && t0.nr_reserved == 2 && t0.reserved_bytes == 0x11000 &&
+	       regions[1].base == 0x10080000 && regions[1].size == 0x10000 &&
 	       t0.free_bytes == 0x100000 - 0x11000 && t0.device_base == 0x10000000,
 	       "query_reports_reserved_regions");
 
@@ -203,8 +207,8 @@ static void test_reserved(int fd, uint32_t old_id)
 		a = held[n++];
 		got += a.capacity;
 		for (i = 0; i < t0.nr_reserved; i++)
-			if (a.device_addr < t0.reserved[i].base + t0.reserved[i].size &&
-			    t0.reserved[i].base < a.device_addr + a.capacity)
+			if (a.device_addr < regions[i].base + regions[i].size &&
+			    regions[i].base < a.device_addr + a.capacity)
 				bad++;
 	}
 	tap_ok(!ret && bad == 0 && got == 0x100000 - 0x11000,
@@ -238,7 +242,7 @@ int main(void)
 	}
 	strcpy(bdf, bdfs[0]);
 	if (svod_tiers_read(bdf, orig, sizeof(orig)) < 0 || ht_bar_size(bdf, 2, &bar_size) ||
-	    ht_device_tier(fd, bdf, &def)) {
+	    svod_tier_by_device(fd, bdf, &def)) {
 		tap_diag("cannot read %s's declaration, BAR2 or tier", bdf);
 		return tap_done();
 	}

@@ -257,7 +257,7 @@ static void test_unbind_second(void)
 
 	tap_errno(svod_driver_bind(bdf1, 1), 0, "rebind_second_device");
 	default_name(bdf1, name1, sizeof(name1));
-	ret = ht_device_tier(fd, bdf1, &back);
+	ret = svod_tier_by_device(fd, bdf1, &back);
 	tap_ok(!ret && !strncmp(back.name, name1, SVOD_NAME_LEN) && back.capacity == DEV1_BAR2 &&
 	       back.free_bytes == DEV1_BAR2 && back.nr_live == 0 && back.id != t0.id,
 	       "rebind_second_default_tier_back (%s, %.32s)", ht_err(ret), ret ? "" : back.name);
@@ -326,7 +326,7 @@ static void test_declare_second(void)
 	tap_errno(svod_tiers_write(bdf1, orig1), 0, "second_declaration_restored");
 	if (svod_tiers_read(bdf1, now, sizeof(now)) < 0)
 		now[0] = '\0';
-	ret = ht_device_tier(fd, bdf1, &t);
+	ret = svod_tier_by_device(fd, bdf1, &t);
 	tap_ok(!strcmp(now, orig1) && !ret && t.capacity == DEV1_BAR2 &&
 	       !strncmp(t.name, t1.name, SVOD_NAME_LEN) && present_tiers_of(bdf1) == 1,
 	       "second_declaration_reads_back (%.*s)", (int)strcspn(now, "\n"), now);
@@ -347,8 +347,8 @@ int main(void)
 	strcpy(bdf0, bdfs[0]);
 	strcpy(bdf1, bdfs[1]);
 	tap_diag("devices %s and %s", bdf0, bdf1);
-	ret0 = ht_device_tier(fd, bdf0, &t0);
-	ret1 = ht_device_tier(fd, bdf1, &t1);
+	ret0 = svod_tier_by_device(fd, bdf0, &t0);
+	ret1 = svod_tier_by_device(fd, bdf1, &t1);
 	if (!tap_ok(!ret0 && !ret1, "query_lists_a_tier_of_each_device (%s, %s)", ht_err(ret0),
 		    ht_err(ret1)))
 		return tap_done();

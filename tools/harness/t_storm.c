@@ -42,15 +42,19 @@ struct worker {
 };
 
 static struct svod_tier_info tiers[NR_TIERS];
+/* Each tier's reserved regions, as QUERY reports them. */
+#define MAX_REGIONS	4
+static struct svod_region regions[NR_TIERS][MAX_REGIONS];
+static int nr_regions[NR_TIERS];
 static pthread_barrier_t barrier;
 
-static int in_reserved(const struct svod_tier_info *t, uint64_t addr, uint64_t size)
+static int in_reserved(unsigned int t, uint64_t addr, uint64_t size)
 {
-	uint32_t i;
+	const struct svod_region *r = regions[t];
+	int i;
 
-	for (i = 0; i < t->nr_reserved && i < SVOD_MAX_RESERVED; i++)
-		if (addr < t->reserved[i].base + t->reserved[i].size &&
-		    t->reserved[i].base < addr + size)
+	for (i = 0; i < nr_regions[t] && i < MAX_REGIONS; i++)
+		if (addr < r[i].base + r[i].size && r[i].base < addr + size)
 			return 1;
 	return 0;
 }
@@ -78,7 +82,7 @@ static void do_alloc(struct worker *w)
 	}
 	if (a.device_addr % need || a.capacity != size || a.device_addr < ti->device_base ||
 	    a.device_addr + size > ti->device_base + ti->capacity ||
-	    in_reserved(ti, a.device_addr, size))
+	    in_reserved(t, a.device_addr, size))
 		w->misplaced++;
 	w->live[w->nr_live++] = (struct live){ a.handle, a.device_addr, size, t };
 }
@@ -168,6 +172,10 @@ static int find_tiers(int fd)
 		ret = svod_tier_by_name(fd, names[i], &tiers[i]);
 		if (ret)
 			return ret;
+		nr_regions[i] = svod_tier_regions(fd, tiers[i].id, regions[i],
+						  MAX_REGIONS);
+		if (nr_regions[i] < 0)
+			return nr_regions[i];
 	}
 	return 0;
 }
@@ -258,6 +266,8 @@ int main(void)
 		ret = find_tiers(fd);
 	tap_ok(!ret && tiers[1].device_base == 0x40000000 && tiers[1].align == 4096 &&
 	       tiers[2].nr_reserved == 1 && tiers[2].reserved_bytes == q / 16 &&
+	       nr_regions[2] == 1 && regions[2][0].base == 3 * q &&
+	       regions[2][0].size == q / 16 &&
 	       tiers[0].capacity == q && tiers[2].capacity == 2 * q,
 	       "storm_declare_three_tiers (%s)", ret ? svod_errno_name(ret) : "ok");
 	if (ret)

@@ -65,7 +65,7 @@ int main(void)
 		return tap_done();
 	}
 	strcpy(bdf, bdfs[0]);
-	ret = ht_device_tier(fd, bdf, &tier);
+	ret = svod_tier_by_device(fd, bdf, &tier);
 	if (ret || svod_tiers_read(bdf, orig, sizeof(orig)) < 0 || ht_bar_size(bdf, 2, &bar)) {
 		tap_diag("device %s: no tier (%s)", bdf, svod_errno_name(ret));
 		return tap_done();
@@ -107,11 +107,11 @@ int main(void)
 	tap_errno(svod_close(fd), 0, "close_after_unbind");
 
 	fd2 = ht_open();
-	tap_ok(fd2 >= 0 && ht_device_tier(fd2, bdf, &t) == -ENODEV,
+	tap_ok(fd2 >= 0 && svod_tier_by_device(fd2, bdf, &t) == -ENODEV,
 	       "open_after_unbind_works_and_lists_no_live_tier");
 
 	tap_errno(svod_driver_bind(bdf, 1), 0, "rebind");
-	ret = ht_device_tier(fd2, bdf, &t);
+	ret = svod_tier_by_device(fd2, bdf, &t);
 	if (svod_tiers_read(bdf, now, sizeof(now)) < 0)
 		now[0] = '\0';
 	tap_ok(!ret && t.capacity == bar && !strncmp(now, orig, strcspn(orig, " ")) &&

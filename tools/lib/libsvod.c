@@ -101,6 +101,7 @@ int svod_query_tiers(int fd, struct svod_tier_info *tiers, uint32_t cap,
 {
 	struct svod_query q = {
 		.nr_tiers = cap,
+		.tier_info_size = sizeof(*tiers),
 		.tiers_ptr = (uintptr_t)tiers,
 	};
 	int ret;
@@ -113,53 +114,156 @@ int svod_query_tiers(int fd, struct svod_tier_info *tiers, uint32_t cap,
 	return (int)q.nr_tiers;
 }
 
+/* Grows *@arr to @n entries of @size bytes, zeroed. */
+static int svod_grow(void **arr, uint32_t n, size_t size)
+{
+	void *grown = realloc(*arr, (size_t)n * size);
+
+	if (!grown && n)
+		return -ENOMEM;
+	*arr = grown;
+	memset(grown, 0, (size_t)n * size);
+	return 0;
+}
+
+/**
+ * svod_query_full() - every tier and every reserved region, freshly allocated
+ * @fd: descriptor of /dev/svod
+ * @tiers: out: malloc()ed array the caller frees; NULL when there are none
+ * @nr: out: entries in @tiers
+ * @regions: out: malloc()ed array of the tiers' reserved regions, indexed by
+ *	svod_tier_info.first_reserved, that the caller frees (NULL when there
+ *	are none); may be NULL if the caller does not want them
+ * @nr_regions: out: entries in *@regions (may be NULL with @regions)
+ *
+ * One QUERY call fills both arrays, so they describe the same moment. Retries
+ * while tiers or regions appear between the count and the fill.
+ *
+ * Context: any thread.
+ * Return: 0, or -errno (-ENOMEM when an array cannot be allocated).
+ */
+int svod_query_full(int fd, struct svod_tier_info **tiers, uint32_t *nr,
+		    struct svod_region **regions, uint32_t *nr_regions)
+{
+	void *arr = NULL, *reg = NULL;
+	uint32_t cap = 0, rcap = 0;
+	struct svod_query q;
+	int ret;
+
+	for (;;) {
+		q = (struct svod_query){
+			.nr_tiers = cap,
+			.tier_info_size = sizeof(**tiers),
+			.tiers_ptr = (uintptr_t)arr,
+			.nr_regions = regions ? rcap : 0,
+			.regions_ptr = regions ? (uintptr_t)reg : 0,
+		};
+		ret = svod_query(fd, &q);
+		if (ret)
+			goto free_arrays;
+		if (q.nr_tiers <= cap && (!regions || q.nr_regions <= rcap))
+			break;
+		cap = q.nr_tiers;
+		rcap = q.nr_regions;
+		ret = svod_grow(&arr, cap, sizeof(**tiers));
+		if (!ret && regions)
+			ret = svod_grow(&reg, rcap, sizeof(**regions));
+		if (ret)
+			goto free_arrays;
+	}
+	if (!q.nr_tiers) {
+		free(arr);
+		arr = NULL;
+	}
+	*tiers = arr;
+	*nr = q.nr_tiers;
+	if (regions) {
+		if (!q.nr_regions) {
+			free(reg);
+			reg = NULL;
+		}
+		*regions = reg;
+		if (nr_regions)
+			*nr_regions = q.nr_regions;
+	}
+	return 0;
+
+free_arrays:
+	free(arr);
+	free(reg);
+	return ret;
+}
+
 /**
  * svod_query_all() - every tier, in a freshly allocated array
  * @fd: descriptor of /dev/svod
  * @tiers: out: malloc()ed array the caller frees; NULL when there are none
  * @nr: out: entries in @tiers
  *
- * Retries while tiers appear between the count and the fill.
- *
  * Context: any thread.
  * Return: 0, or -errno (-ENOMEM when the array cannot be allocated).
  */
 int svod_query_all(int fd, struct svod_tier_info **tiers, uint32_t *nr)
 {
-	struct svod_tier_info *arr = NULL, *grown;
-	uint32_t cap = 0;
+	return svod_query_full(fd, tiers, nr, NULL, NULL);
+}
+
+/**
+ * svod_tier_regions() - the reserved regions of one tier
+ * @fd: descriptor of /dev/svod
+ * @id: the tier id
+ * @out: array of @cap regions (may be NULL when @cap is 0)
+ * @cap: entries at @out
+ *
+ * Context: any thread.
+ * Return: the tier's number of reserved regions (only @cap of them were
+ * filled if it is larger), -ENOENT if no tier has that id, or -errno.
+ */
+int svod_tier_regions(int fd, uint32_t id, struct svod_region *out,
+		      uint32_t cap)
+{
+	struct svod_tier_info *tiers;
+	struct svod_region *regions;
+	uint32_t nr, nr_regions, i, r;
 	int ret;
 
-	for (;;) {
-		ret = svod_query_tiers(fd, arr, cap, NULL);
-		if (ret < 0)
-			goto free_arr;
-		if ((uint32_t)ret <= cap)
-			break;
-		cap = (uint32_t)ret;
-		grown = realloc(arr, (size_t)cap * sizeof(*arr));
-		if (!grown) {
-			ret = -ENOMEM;
-			goto free_arr;
-		}
-		arr = grown;
-		memset(arr, 0, (size_t)cap * sizeof(*arr));
+	ret = svod_query_full(fd, &tiers, &nr, &regions, &nr_regions);
+	if (ret)
+		return ret;
+	ret = -ENOENT;
+	for (i = 0; i < nr; i++) {
+		if (tiers[i].id != id)
+			continue;
+		for (r = 0; r < tiers[i].nr_reserved && r < cap; r++)
+			out[r] = regions[tiers[i].first_reserved + r];
+		ret = (int)tiers[i].nr_reserved;
+		break;
 	}
-	if (ret == 0) {
-		free(arr);
-		arr = NULL;
-	}
-	*tiers = arr;
-	*nr = (uint32_t)ret;
-	return 0;
-
-free_arr:
-	free(arr);
+	free(tiers);
+	free(regions);
 	return ret;
 }
 
-static int svod_tier_find(int fd, const char *name, uint32_t id,
-			  struct svod_tier_info *out)
+static int svod_match_name(const struct svod_tier_info *t, const void *arg)
+{
+	return !strncmp(t->name, arg, SVOD_NAME_LEN);
+}
+
+static int svod_match_id(const struct svod_tier_info *t, const void *arg)
+{
+	return t->id == *(const uint32_t *)arg;
+}
+
+static int svod_match_device(const struct svod_tier_info *t, const void *arg)
+{
+	return !(t->flags & SVOD_TIER_GONE) &&
+	       (!arg || !strncmp(t->device, arg, SVOD_NAME_LEN));
+}
+
+/* The first tier (in id order) @match accepts, or -@none. */
+static int svod_tier_find(int fd,
+			  int (*match)(const struct svod_tier_info *, const void *),
+			  const void *arg, int none, struct svod_tier_info *out)
 {
 	struct svod_tier_info *tiers;
 	uint32_t nr, i;
@@ -168,10 +272,9 @@ static int svod_tier_find(int fd, const char *name, uint32_t id,
 	ret = svod_query_all(fd, &tiers, &nr);
 	if (ret)
 		return ret;
-	ret = -ENOENT;
+	ret = -none;
 	for (i = 0; i < nr; i++) {
-		if (name ? strncmp(tiers[i].name, name, SVOD_NAME_LEN) == 0 :
-			   tiers[i].id == id) {
+		if (match(&tiers[i], arg)) {
 			*out = tiers[i];
 			ret = 0;
 			break;
@@ -192,7 +295,7 @@ static int svod_tier_find(int fd, const char *name, uint32_t id,
  */
 int svod_tier_by_name(int fd, const char *name, struct svod_tier_info *out)
 {
-	return svod_tier_find(fd, name, 0, out);
+	return svod_tier_find(fd, svod_match_name, name, ENOENT, out);
 }
 
 /**
@@ -206,7 +309,21 @@ int svod_tier_by_name(int fd, const char *name, struct svod_tier_info *out)
  */
 int svod_tier_by_id(int fd, uint32_t id, struct svod_tier_info *out)
 {
-	return svod_tier_find(fd, NULL, id, out);
+	return svod_tier_find(fd, svod_match_id, &id, ENOENT, out);
+}
+
+/**
+ * svod_tier_by_device() - the first present tier of one PCI device
+ * @fd: descriptor of /dev/svod
+ * @bdf: PCI name of the device (e.g. "0000:00:04.0"), or NULL for any device
+ * @out: the tier's record (lowest id first; gone tiers are skipped)
+ *
+ * Context: any thread.
+ * Return: 0, -ENODEV if the device has no present tier, or another -errno.
+ */
+int svod_tier_by_device(int fd, const char *bdf, struct svod_tier_info *out)
+{
+	return svod_tier_find(fd, svod_match_device, bdf, ENODEV, out);
 }
 
 /**

@@ -29,6 +29,9 @@
 /* The driver's default alignment when a declaration gives none. */
 #define SVOD_DECL_DEFAULT_ALIGN	64
 
+/* Reserved regions one declared tier may have (the driver's limit, not ABI). */
+#define SVOD_MAX_RESERVED	8
+
 /* Longest svod_tiers line the library formats or parses. */
 #define SVOD_DECL_LINE_MAX	512
 
@@ -41,8 +44,13 @@ int svod_query(int fd, struct svod_query *q);
 int svod_query_tiers(int fd, struct svod_tier_info *tiers, uint32_t cap,
 		     uint32_t *abi_version);
 int svod_query_all(int fd, struct svod_tier_info **tiers, uint32_t *nr);
+int svod_query_full(int fd, struct svod_tier_info **tiers, uint32_t *nr,
+		    struct svod_region **regions, uint32_t *nr_regions);
+int svod_tier_regions(int fd, uint32_t id, struct svod_region *out,
+		      uint32_t cap);
 int svod_tier_by_name(int fd, const char *name, struct svod_tier_info *out);
 int svod_tier_by_id(int fd, uint32_t id, struct svod_tier_info *out);
+int svod_tier_by_device(int fd, const char *bdf, struct svod_tier_info *out);
 
 int svod_alloc(int fd, uint32_t tier, uint64_t size, uint64_t align,
 	       struct svod_alloc *out);

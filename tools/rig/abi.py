@@ -6,6 +6,9 @@ Compiles a userspace object with every uapi struct, reads the layout with
 pahole and checks: no struct has a hole or padding pahole reports, every
 struct size is a multiple of 8, and every member of the golden layout is
 still there at the same offset and size (new members may only be appended).
+Every SVOD_<X>_SIZE_VER0 (the first layout of a growable struct) is a
+multiple of 8 that ends on a member of its struct, no larger than the struct,
+and never changes once in the golden file.
 `abi.py --update` rewrites the golden file after a deliberate ABI addition.
 """
 import os
@@ -57,12 +60,30 @@ def parse(text):
     return out
 
 
+# SVOD_<X>_SIZE_VER0 -> struct
+VER0_STRUCT = {"QUERY": "svod_query", "TIER_INFO": "svod_tier_info",
+               "ALLOC": "svod_alloc", "FREE": "svod_free", "RESOLVE": "svod_resolve",
+               "XFER": "svod_xfer", "PLAN": "svod_plan"}
+
+
+def ver0_sizes():
+    found = re.findall(r"^#define SVOD_(\w+)_SIZE_VER0\s+(\d+)", open(HEADER).read(), re.M)
+    return {k: int(v) for k, v in found}
+
+
+def golden_ver0(text):
+    return {k: int(v) for k, v in re.findall(r"^/\* ver0 (\w+) (\d+) \*/$", text, re.M)}
+
+
 def main():
     structs, text = layout()
+    ver0 = ver0_sizes()
     now = parse(text)
     if len(sys.argv) > 1 and sys.argv[1] == "--update":
         with open(GOLDEN, "w") as f:
             f.write(text)
+            for k, v in sorted(ver0.items()):
+                f.write(f"/* ver0 {k} {v} */\n")
         print(f"abi: golden rewritten with {len(structs)} structs")
         return 0
     ok = True
@@ -86,6 +107,14 @@ def main():
     for s in golden:
         if s not in now:
             verdict(False, f"struct {s} removed")
+    verdict(set(ver0) == set(VER0_STRUCT), "every growable struct has its SVOD_*_SIZE_VER0")
+    old_ver0 = golden_ver0(open(GOLDEN).read()) if golden else {}
+    for k, v in sorted(ver0.items()):
+        st = now.get(VER0_STRUCT.get(k, ""))
+        ends = {off + size for _, off, size in st["members"]} if st else set()
+        verdict(st is not None and v % 8 == 0 and v <= st["size"] and v in ends
+                and old_ver0.get(k, v) == v,
+                f"SVOD_{k}_SIZE_VER0 = {v}: ends on a member, unchanged since the golden file")
     return 0 if ok else 1
 
 

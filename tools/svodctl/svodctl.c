@@ -286,11 +286,12 @@ int svodctl_print_tiers(int fd)
 {
 	char cap[32], used[32], largest[32], resv[32];
 	struct svod_tier_info *tiers;
-	uint32_t nr, i, r;
+	struct svod_region *regions;
+	uint32_t nr, nr_regions, i, r;
 	uint64_t in_use;
 	int ret, w = 4;
 
-	ret = svod_query_all(fd, &tiers, &nr);
+	ret = svod_query_full(fd, &tiers, &nr, &regions, &nr_regions);
 	if (ret)
 		return ret;
 	/* The name column is as wide as the longest name: rows stay aligned. */
@@ -315,13 +316,15 @@ int svodctl_print_tiers(int fd)
 		       100.0 * (double)in_use / (double)(t->capacity - t->reserved_bytes) : 0.0,
 		       largest, t->nr_live, (uint64_t)t->align, resv,
 		       t->flags & SVOD_TIER_GONE ? "gone" : "ok");
-		for (r = 0; r < t->nr_reserved && r < SVOD_MAX_RESERVED; r++)
+		for (r = 0; r < t->nr_reserved && t->first_reserved + r < nr_regions; r++)
 			printf("     reserved 0x%" PRIx64 "+0x%" PRIx64 "\n",
-			       (uint64_t)t->reserved[r].base, (uint64_t)t->reserved[r].size);
+			       (uint64_t)regions[t->first_reserved + r].base,
+			       (uint64_t)regions[t->first_reserved + r].size);
 	}
 	if (!nr)
 		printf("(no tiers: is a device bound to svod?)\n");
 	free(tiers);
+	free(regions);
 	return 0;
 }
 

@@ -5,8 +5,17 @@
  * The whole ABI of /dev/svod. Rules (Documentation/process/botching-up-ioctls.rst):
  * fixed-width fields, naturally aligned, every struct a multiple of 8 bytes,
  * explicit pad fields that must be zero, user pointers as __u64, flags checked
- * against the published masks below. Members never move; new ones are only
- * appended. Documentation/uapi.rst lists every errno.
+ * against the published masks below. Documentation/uapi.rst lists every errno.
+ *
+ * The ABI grows by appending: members never move, new ones are only added at
+ * the end of a struct, and a new member's zero value keeps the old behaviour.
+ * The driver takes the size of a command's struct from the command number
+ * (_IOC_SIZE) and copies it the way openat2() and clone3() do: a struct
+ * shorter than the driver's (an older binary) is zero-extended, a longer one
+ * (a newer binary) is accepted only if the bytes the driver does not know are
+ * zero (else -E2BIG), and at most the caller's size is written back. A struct
+ * shorter than its first published layout (SVOD_*_SIZE_VER0) is -EINVAL.
+ * Arrays of structs that can grow carry their element size (in/out).
  */
 #ifndef _UAPI_LINUX_SVOD_H
 #define _UAPI_LINUX_SVOD_H
@@ -15,13 +24,16 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define SVOD_ABI_VERSION	1
+/*
+ * 1: svod 0.1 (fixed-size commands, reserved regions inside svod_tier_info).
+ * 2: growable commands, element sizes, reserved regions in their own array.
+ */
+#define SVOD_ABI_VERSION	2
 
 /* Unassigned in Documentation/userspace-api/ioctl/ioctl-number.rst (6.1). */
 #define SVOD_IOCTL_MAGIC	0xC5
 
 #define SVOD_NAME_LEN		32
-#define SVOD_MAX_RESERVED	8
 
 /** struct svod_region - a [base, base + size) range of device addresses */
 struct svod_region {
@@ -46,11 +58,15 @@ struct svod_region {
  * @reserved_bytes: bytes covered by reserved regions
  * @nr_free_spans: number of free spans
  * @nr_live: live allocations in the tier, all files together
- * @nr_reserved: valid entries in @reserved
- * @pad: zero
+ * @nr_reserved: the tier's reserved regions
+ * @first_reserved: index of the tier's first reserved region in the
+ *	array at svod_query.regions_ptr; its regions are the @nr_reserved
+ *	entries from there (those that fit in the caller's array)
  * @cpu_bytes: bytes moved by the CPU engine (stage and read)
  * @dma_bytes: bytes moved by the DMA engine (stage and read)
- * @reserved: the reserved regions, in device addresses
+ *
+ * Elements are svod_query.tier_info_size bytes apart; a field the driver
+ * does not know reads as zero.
  */
 struct svod_tier_info {
 	__u32 id;
@@ -66,11 +82,12 @@ struct svod_tier_info {
 	__u32 nr_free_spans;
 	__u32 nr_live;
 	__u32 nr_reserved;
-	__u32 pad;
+	__u32 first_reserved;
 	__u64 cpu_bytes;
 	__u64 dma_bytes;
-	struct svod_region reserved[SVOD_MAX_RESERVED];
 };
+
+#define SVOD_TIER_INFO_SIZE_VER0	152	/* ABI 2 */
 
 /**
  * struct svod_query - SVOD_IOCTL_QUERY
@@ -79,16 +96,30 @@ struct svod_tier_info {
  * @nr_tiers: in: entries the array at @tiers_ptr holds; out: tiers that exist.
  *	The driver fills min(in, out) entries; a caller that sees out > in
  *	retries with a larger array.
- * @pad: zero
+ * @tier_info_size: in: bytes per entry of the array at @tiers_ptr, at least
+ *	SVOD_TIER_INFO_SIZE_VER0, or 0 for SVOD_TIER_INFO_SIZE_VER0; out: the
+ *	driver's sizeof(struct svod_tier_info). The driver writes
+ *	min(in, its own) bytes of each entry and zeroes the rest of the entry.
  * @tiers_ptr: in: user array of struct svod_tier_info (may be 0 if @nr_tiers is 0)
+ * @nr_regions: in: entries the array at @regions_ptr holds; out: reserved
+ *	regions of all tiers reported. The driver fills min(in, out) entries.
+ * @pad: zero
+ * @regions_ptr: in: user array of struct svod_region (may be 0 if
+ *	@nr_regions is 0): the reserved regions of the tiers reported, tier
+ *	after tier (see svod_tier_info.first_reserved)
  */
 struct svod_query {
 	__u32 abi_version;
 	__u32 flags;
 	__u32 nr_tiers;
-	__u32 pad;
+	__u32 tier_info_size;
 	__u64 tiers_ptr;
+	__u32 nr_regions;
+	__u32 pad;
+	__u64 regions_ptr;
 };
+
+#define SVOD_QUERY_SIZE_VER0	24	/* ABI 2 without the regions */
 
 /**
  * struct svod_alloc - SVOD_IOCTL_ALLOC
@@ -110,6 +141,8 @@ struct svod_alloc {
 	__u64 capacity;
 };
 
+#define SVOD_ALLOC_SIZE_VER0	48
+
 /**
  * struct svod_free - SVOD_IOCTL_FREE
  * @handle: in
@@ -121,6 +154,8 @@ struct svod_free {
 	__u32 flags;
 	__u32 pad;
 };
+
+#define SVOD_FREE_SIZE_VER0	16
 
 /**
  * struct svod_resolve - SVOD_IOCTL_RESOLVE
@@ -138,6 +173,8 @@ struct svod_resolve {
 	__u64 capacity;
 };
 
+#define SVOD_RESOLVE_SIZE_VER0	32
+
 /* svod_xfer.flags: at most one engine bit; none means auto. */
 #define SVOD_XFER_CPU		_BITUL(0)
 #define SVOD_XFER_DMA		_BITUL(1)
@@ -152,7 +189,11 @@ struct svod_resolve {
  * @length: in: bytes; 0 is a no-op
  * @flags: in: SVOD_XFER_*
  * @pad: zero
- * @done: out: bytes transferred (less than @length only after a fatal signal)
+ * @done: out, written whatever the outcome (also when the call fails, as
+ *	long as the struct is writable): bytes moved before the call returned
+ *	(0 when it failed before the engine ran; less than @length only when
+ *	it failed: a fatal signal, a fault in the user buffer, a DMA error or
+ *	timeout)
  */
 struct svod_xfer {
 	__u64 handle;
@@ -163,6 +204,8 @@ struct svod_xfer {
 	__u32 pad;
 	__u64 done;
 };
+
+#define SVOD_XFER_SIZE_VER0	48
 
 /* svod_plan_event.op */
 #define SVOD_PLAN_ALLOC		1
@@ -217,9 +260,11 @@ struct svod_plan {
 	__u64 lower_bound;
 };
 
+#define SVOD_PLAN_SIZE_VER0	64
+
 #define SVOD_IOCTL_QUERY	_IOWR(SVOD_IOCTL_MAGIC, 0x00, struct svod_query)
 #define SVOD_IOCTL_ALLOC	_IOWR(SVOD_IOCTL_MAGIC, 0x01, struct svod_alloc)
-#define SVOD_IOCTL_FREE		_IOWR(SVOD_IOCTL_MAGIC, 0x02, struct svod_free)
+#define SVOD_IOCTL_FREE		_IOW(SVOD_IOCTL_MAGIC, 0x02, struct svod_free)
 #define SVOD_IOCTL_RESOLVE	_IOWR(SVOD_IOCTL_MAGIC, 0x03, struct svod_resolve)
 #define SVOD_IOCTL_STAGE	_IOWR(SVOD_IOCTL_MAGIC, 0x04, struct svod_xfer)
 #define SVOD_IOCTL_READ		_IOWR(SVOD_IOCTL_MAGIC, 0x05, struct svod_xfer)

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * svod allocations: a range of a tier held through one handle of one open
+ * file, and the ioctls that create, free and describe them.
+ */
+#ifndef SVOD_ALLOC_H
+#define SVOD_ALLOC_H
+
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/types.h>
+
+#include "core/tier.h"
+
+struct svod_dev_tier;
+struct svod_file;
+
+/**
+ * struct svod_allocation - one live allocation
+ * @ref: one reference for the handle, one per transfer in flight; the range
+ *	is scrubbed and returned to the tier when the last one goes
+ * @tier: the tier (holds a reference)
+ * @node: the range in @tier's allocator
+ * @tier_link: entry in @tier's live list (@tier's lock)
+ */
+struct svod_allocation {
+	struct kref ref;
+	struct svod_dev_tier *tier;
+	struct svod_tier_node *node;
+	struct list_head tier_link;
+};
+
+/* Device address of the allocation's first byte. */
+static inline u64 svod_allocation_start(const struct svod_allocation *alloc)
+{
+	return alloc->node->start;
+}
+
+/* Bytes in the allocation. */
+static inline u64 svod_allocation_size(const struct svod_allocation *alloc)
+{
+	return alloc->node->size;
+}
+
+void svod_allocation_put(struct svod_allocation *alloc);
+struct svod_allocation *svod_allocation_get(struct svod_file *sf, u64 handle);
+
+#endif /* SVOD_ALLOC_H */

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * svod open files: the unit of isolation. Each open file of /dev/svod has its
+ * own handle table and its own usage per tier; an fd shared by fork() or
+ * SCM_RIGHTS shares both.
+ */
+#ifndef SVOD_FILE_H
+#define SVOD_FILE_H
+
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/sched.h>
+#include <linux/types.h>
+#include <linux/xarray.h>
+
+#include "core/handle.h"
+
+struct svod_dev_tier;
+struct svod_allocation;
+
+/**
+ * struct svod_file - one open file of /dev/svod
+ * @lock: protects @handles and @usage
+ * @handles: the file's handle table; objects are struct svod_allocation
+ * @usage: tier id -> struct svod_usage, the file's holdings per tier
+ * @node: entry in the list of open files (svod_files_lock)
+ * @client_id: unique number of this open file
+ * @pid: thread group that opened the file
+ * @comm: command name of the opener
+ */
+struct svod_file {
+	/* Protects @handles and @usage. */
+	struct mutex lock;
+	struct svod_handle_table handles;
+	struct xarray usage;
+	struct list_head node;
+	u64 client_id;
+	struct pid *pid;
+	char comm[TASK_COMM_LEN];
+};
+
+/**
+ * struct svod_usage - what one file holds in one tier (present while
+ *	@handles > 0)
+ * @bytes: bytes of live allocations
+ * @handles: live allocations
+ */
+struct svod_usage {
+	u64 bytes;
+	u32 handles;
+};
+
+extern const struct file_operations svod_fops;
+extern struct mutex svod_files_lock;
+extern struct list_head svod_files;
+
+struct svod_usage *svod_usage_charge(struct svod_file *sf,
+				     const struct svod_dev_tier *tier,
+				     u64 size);
+void svod_usage_trim(struct svod_file *sf, const struct svod_dev_tier *tier,
+		     struct svod_usage *usage);
+void svod_usage_sub(struct svod_file *sf, const struct svod_allocation *alloc);
+
+#endif /* SVOD_FILE_H */

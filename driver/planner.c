@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * svod PLAN: copies an event list in, runs the core planner (core/plan.c)
+ * and copies the offsets out. Plans touch no device and no file state.
+ */
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "core/plan.h"
+#include "ioctl.h"
+#include "svod.h"
+
+static int svod_plan_run_req(struct svod_plan *req,
+			     const struct svod_plan_event *events,
+			     u64 *offsets)
+{
+	const struct svod_plan_params params = {
+		.arena_size = req->arena_size,
+		.block_size = req->block_size,
+		.lv2_cnt = req->lv2_cnt,
+		.strategy = req->strategy,
+	};
+	struct svod_plan_result res;
+	int ret;
+
+	ret = svod_plan_run(&params, events, req->nr_events, offsets, &res,
+			    GFP_KERNEL_ACCOUNT);
+	req->peak = res.peak;
+	req->lower_bound = res.lower_bound;
+	req->failed_event = res.failed_event;
+	return ret;
+}
+
+/**
+ * svod_plan_ioctl() - SVOD_IOCTL_PLAN
+ * @sf: the file (unused: plans are stateless)
+ * @data: struct svod_plan; in: arena_size, block_size, lv2_cnt, strategy,
+ *	flags, nr_events, events_ptr, offsets_ptr; out: peak, lower_bound,
+ *	failed_event
+ *
+ * peak, lower_bound and failed_event are written back whatever the outcome
+ * (0, 0 and ~0 when the call fails before planning). A plan that fails with
+ * -ENOSPC or -EINVAL also writes its offsets (those it placed) and says
+ * where it stopped in failed_event.
+ *
+ * Context: process context; sleeps, stops on a fatal signal.
+ * Return: 0; -EINVAL for unknown flags or a bad event or parameter; -E2BIG
+ * beyond max_plan_events; -EFAULT; -ENOMEM; -ENOSPC if the arena is too
+ * small; -EINTR on a fatal signal.
+ */
+int svod_plan_ioctl(struct svod_file *sf, void *data)
+{
+	struct svod_plan *req = data;
+	struct svod_plan_event *events;
+	u64 *offsets;
+	int ret;
+
+	req->peak = 0;
+	req->lower_bound = 0;
+	req->failed_event = ~0U;
+	if (req->flags)
+		return -EINVAL;
+	if (req->nr_events > READ_ONCE(svod_max_plan_events))
+		return -E2BIG;
+
+	events = kvmalloc_array(req->nr_events, sizeof(*events),
+				GFP_KERNEL_ACCOUNT);
+	if (!events)
+		return -ENOMEM;
+	if (copy_from_user(events, u64_to_user_ptr(req->events_ptr),
+			   array_size(req->nr_events, sizeof(*events)))) {
+		ret = -EFAULT;
+		goto free_events;
+	}
+	/* Zeroed: a plan refused early copies back offsets it never set. */
+	offsets = kvmalloc_array(req->nr_events, sizeof(*offsets),
+				 GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+	if (!offsets) {
+		ret = -ENOMEM;
+		goto free_events;
+	}
+
+	ret = svod_plan_run_req(req, events, offsets);
+	if (ret && ret != -ENOSPC && ret != -EINVAL)
+		goto free_offsets;
+	if (copy_to_user(u64_to_user_ptr(req->offsets_ptr), offsets,
+			 array_size(req->nr_events, sizeof(*offsets))))
+		ret = -EFAULT;
+
+free_offsets:
+	kvfree(offsets);
+free_events:
+	kvfree(events);
+	return ret;
+}

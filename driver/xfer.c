@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * svod STAGE and READ: from a handle of the file to the staging engine
+ * (stage.c) with the live grant. @done goes back to the caller whatever the
+ * outcome (ioctl.c copies these structs out on error too).
+ */
+#include <linux/uaccess.h>
+
+#include "alloc.h"
+#include "file.h"
+#include "ioctl.h"
+#include "svod.h"
+
+/*
+ * Holds a reference on the allocation (so FREE or close cannot return the
+ * range to the tier meanwhile) and the tier's io_sem for read (so removal
+ * waits for the transfer and the BAR stays mapped) around the engine.
+ */
+static int svod_xfer(struct svod_file *sf, struct svod_xfer *req,
+		     bool to_device)
+{
+	struct svod_xfer_req xfer = {
+		.offset = req->offset,
+		.length = req->length,
+		.ubuf = u64_to_user_ptr(req->user_ptr),
+		.flags = req->flags,
+		.to_device = to_device,
+	};
+	struct svod_allocation *alloc;
+	struct svod_dev_tier *tier;
+	int ret;
+
+	req->done = 0;
+	if ((req->flags & ~SVOD_XFER_FLAGS) || req->pad)
+		return -EINVAL;
+	alloc = svod_allocation_get(sf, req->handle);
+	if (!alloc)
+		return -ESTALE;
+	tier = alloc->tier;
+
+	ret = down_read_killable(&tier->io_sem);
+	if (ret)
+		goto put_alloc;
+	if (tier->gone) {
+		ret = -ENODEV;
+		goto up_io;
+	}
+	xfer.grant_off = tier->spec.offset +
+			 (svod_allocation_start(alloc) - tier->spec.base);
+	xfer.grant_len = svod_allocation_size(alloc);
+	ret = svod_stage_xfer(&tier->sdev->bars[tier->spec.bar], &xfer,
+			      &tier->stats, &req->done);
+up_io:
+	up_read(&tier->io_sem);
+put_alloc:
+	svod_allocation_put(alloc);
+	return ret;
+}
+
+/**
+ * svod_stage_ioctl() - SVOD_IOCTL_STAGE: user buffer to the allocation
+ * @sf: the file
+ * @data: struct svod_xfer; in: handle, offset, user_ptr, length, flags, pad;
+ *	out: done, also on failure
+ *
+ * Context: process context; sleeps.
+ * Return: 0; -EINVAL for unknown flags or a nonzero pad; -ESTALE if the
+ * handle is not live in @sf; -ENODEV if the device is gone; -EINTR on a
+ * fatal signal (also while waiting for a device removal in progress); else
+ * an errno of svod_stage_xfer().
+ */
+int svod_stage_ioctl(struct svod_file *sf, void *data)
+{
+	return svod_xfer(sf, data, true);
+}
+
+/**
+ * svod_read_ioctl() - SVOD_IOCTL_READ: the allocation to a user buffer
+ * @sf: the file
+ * @data: struct svod_xfer, as for svod_stage_ioctl()
+ *
+ * Context: process context; sleeps.
+ * Return: as svod_stage_ioctl().
+ */
+int svod_read_ioctl(struct svod_file *sf, void *data)
+{
+	return svod_xfer(sf, data, false);
+}
