@@ -9,6 +9,7 @@
  * goes, which is at the end of FREE unless a STAGE or READ of the same
  * allocation is still running, then at the end of that transfer.
  */
+#include <linux/log2.h>
 #include <linux/slab.h>
 
 #include "alloc.h"
@@ -159,7 +160,9 @@ int svod_alloc_ioctl(struct svod_file *sf, void *data)
 	struct svod_dev_tier *tier;
 	int ret;
 
-	if (req->flags)
+	/* Argument errors first, whatever the state of the tier. */
+	if (req->flags || !req->size ||
+	    (req->align && !is_power_of_2(req->align)))
 		return -EINVAL;
 	tier = svod_dev_tier_get_by_id(req->tier);
 	if (!tier)

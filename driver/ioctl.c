@@ -10,6 +10,9 @@
  *   know are zero, else -E2BIG (copy_struct_from_user(), as openat2 does);
  * - at most the caller's size is written back.
  *
+ * A struct the command writes back (_IOWR) is written back once, unchanged,
+ * before the handler runs: a struct that is readable but not writable fails
+ * with -EFAULT before anything happens (no byte staged, nothing allocated).
  * Handlers get the kernel copy and fill their outputs in place. Outputs go
  * back on success, and on failure too for the commands that say so (STAGE,
  * READ and PLAN report how far they got). Nothing else happens here.
@@ -105,8 +108,8 @@ static const struct svod_ioctl_desc *svod_ioctl_find(unsigned int cmd)
  * Return: 0 or a negative errno: -ENOTTY for an unknown command or a known
  * number with another direction; -EINVAL for a struct shorter than the
  * command's first layout; -E2BIG for a longer struct whose extra bytes are
- * not zero; -EFAULT if the struct cannot be read or written back; else the
- * handler's.
+ * not zero; -EFAULT if the struct cannot be read, or (_IOWR) written back;
+ * else the handler's.
  */
 long svod_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 {
@@ -114,7 +117,7 @@ long svod_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 	void __user *uarg = (void __user *)arg;
 	struct svod_file *sf = filp->private_data;
 	const struct svod_ioctl_desc *desc;
-	size_t usize = _IOC_SIZE(cmd);
+	size_t usize = _IOC_SIZE(cmd), outsize;
 	int ret;
 
 	desc = svod_ioctl_find(cmd);
@@ -122,15 +125,18 @@ long svod_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 		return -ENOTTY;
 	if (usize < desc->min_size)
 		return -EINVAL;
+	outsize = min_t(size_t, usize, desc->size);
 
 	ret = copy_struct_from_user(kdata, desc->size, uarg, usize);
 	if (ret)
 		return ret;
+	if ((desc->dir & _IOC_READ) && copy_to_user(uarg, kdata, outsize))
+		return -EFAULT;
 	ret = desc->func(sf, kdata);
 	if (!(desc->dir & _IOC_READ) ||
 	    (ret && !(desc->flags & SVOD_IOCTL_OUT_ON_ERROR)))
 		return ret;
-	if (copy_to_user(uarg, kdata, min_t(size_t, usize, desc->size))) {
+	if (copy_to_user(uarg, kdata, outsize)) {
 		if (!ret && desc->unwind)
 			desc->unwind(sf, kdata);
 		return ret ? ret : -EFAULT;

@@ -64,8 +64,9 @@ int svod_plan_ioctl(struct svod_file *sf, void *data)
 	if (req->nr_events > READ_ONCE(svod_max_plan_events))
 		return -E2BIG;
 
+	/* User-sized: a failure is the caller's -ENOMEM, not a warning. */
 	events = kvmalloc_array(req->nr_events, sizeof(*events),
-				GFP_KERNEL_ACCOUNT);
+				GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!events)
 		return -ENOMEM;
 	if (copy_from_user(events, u64_to_user_ptr(req->events_ptr),
@@ -75,7 +76,7 @@ int svod_plan_ioctl(struct svod_file *sf, void *data)
 	}
 	/* Zeroed: a plan refused early copies back offsets it never set. */
 	offsets = kvmalloc_array(req->nr_events, sizeof(*offsets),
-				 GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+				 GFP_KERNEL_ACCOUNT | __GFP_ZERO | __GFP_NOWARN);
 	if (!offsets) {
 		ret = -ENOMEM;
 		goto free_events;

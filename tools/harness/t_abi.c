@@ -25,7 +25,7 @@
 #include "tap.h"
 
 #define NR_CMDS		7
-#define NR_CASES	(NR_CMDS * 6 + 8 + 6 + 2 + 1)
+#define NR_CASES	(NR_CMDS * 6 + 8 + 6 + 2 + 1 + 4)
 
 /* Bytes a "newer binary" appends to each struct. */
 #define TAIL		64
@@ -502,6 +502,60 @@ static void test_free_reads_only(void)
 		munmap(f, ps);
 }
 
+/*
+ * A struct that can be read but not written: the call fails with EFAULT
+ * before anything happens (no byte staged, nothing allocated).
+ */
+static void test_readonly_structs(void)
+{
+	size_t ps = (size_t)sysconf(_SC_PAGESIZE);
+	uint8_t src[64], back[64];
+	struct svod_xfer *x;
+	struct svod_alloc *a;
+	uint32_t live;
+	void *page;
+	int ret;
+
+	page = mmap(NULL, ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (page == MAP_FAILED) {
+		tap_ok(0, "stage_readonly_struct_efault_nothing_staged (no memory)");
+		tap_ok(0, "alloc_readonly_struct_efault_nothing_allocated (no memory)");
+		return;
+	}
+	memset(src, 0x77, sizeof(src));
+	x = page;
+	*x = (struct svod_xfer){ .handle = live_handle, .user_ptr = (uintptr_t)src,
+				 .length = sizeof(src) };
+	mprotect(page, ps, PROT_READ);
+	ret = svod_ioctl(fd, SVOD_IOCTL_STAGE, x);
+	memset(back, 0xff, sizeof(back));
+	svod_read(fd, live_handle, 0, back, sizeof(back), 0, NULL);
+	tap_ok(ret == -EFAULT && all_zero(back, sizeof(back)),
+	       "stage_readonly_struct_efault_nothing_staged (%s)", ht_err(ret));
+
+	mprotect(page, ps, PROT_READ | PROT_WRITE);
+	a = page;
+	*a = (struct svod_alloc){ .tier = tier.id, .size = 4096 };
+	mprotect(page, ps, PROT_READ);
+	live = tier_live();
+	ret = svod_ioctl(fd, SVOD_IOCTL_ALLOC, a);
+	tap_ok(ret == -EFAULT && tier_live() == live,
+	       "alloc_readonly_struct_efault_nothing_allocated (%s)", ht_err(ret));
+	munmap(page, ps);
+}
+
+/* Argument errors come before any state: an unknown tier cannot hide them. */
+static void test_argument_errors_first(void)
+{
+	struct svod_alloc a = { .tier = 0xfffffff0U, .size = 0 };
+
+	tap_errno(svod_ioctl(fd, SVOD_IOCTL_ALLOC, &a), -EINVAL,
+		  "alloc_size_0_on_unknown_tier_einval");
+	a = (struct svod_alloc){ .tier = 0xfffffff0U, .size = 4096, .align = 3 };
+	tap_errno(svod_ioctl(fd, SVOD_IOCTL_ALLOC, &a), -EINVAL,
+		  "alloc_align_3_on_unknown_tier_einval");
+}
+
 int main(void)
 {
 	struct svod_alloc a;
@@ -528,6 +582,8 @@ int main(void)
 	test_done();
 	test_plan_outputs();
 	test_free_reads_only();
+	test_readonly_structs();
+	test_argument_errors_first();
 
 	svod_free(fd, live_handle);
 	if (victim)
