@@ -5,7 +5,9 @@
 Reads the kernel console (ttyS0) and the userspace log (ttyS1) of one boot and
 prints one line per verdict, `ok - <what>` or `not ok - <what>`, counting:
 every KUnit case, every harness case, the guest reaching its end, each module
-load, and the absence of kernel splats and kmemleak reports. A failure quotes
+load, and the absence of kernel splats and kmemleak reports. In `test` mode
+every KUnit suite must come from svod_test.ko and none from svod.ko (the guest
+marks each insmod in the kernel log). A failure quotes
 the log line it comes from. Exit status: 0 if nothing failed.
 
 In `selftest` mode the guest loaded a module with a deliberately failing KUnit
@@ -53,19 +55,36 @@ def read_lines(path):
         return []
 
 
+INSMOD_MARK = re.compile(r"^svod-guest: insmod (\S+)")
+KTAP_LINE = re.compile(r"^\s*(K?TAP version \d+|# Subtest: |(not ok|ok) \d+ )")
+
+
+def module_of(line, owner):
+    """The module the kernel log is printing for: init writes a mark to
+    /dev/kmsg before each insmod, so every later line until the next mark
+    belongs to that load (None before the first mark: boot)."""
+    m = INSMOD_MARK.match(line)
+    return m.group(1).rsplit("/", 1)[-1] if m else owner
+
+
 def judge_kunit(v, console, expected):
     """Count every KUnit case (indent 4 under a suite); a suite that starts
-    and never reports its result, or is expected and never starts, fails."""
+    and never reports its result, or is expected and never starts, fails.
+    Returns {suite: the module whose load printed it}."""
     seen = {}
     loads = {}
+    owners = {}
+    owner = None
     suite = None
     for line in console:
+        owner = module_of(line, owner)
         m = SUBTEST.match(line)
         if m and len(m.group(1)) == 4:
             # A suite seen before ran again on a later load of its module.
             loads[m.group(2)] = loads.get(m.group(2), 0) + 1
             suite = m.group(2) + (f"[load {loads[m.group(2)]}]" if loads[m.group(2)] > 1 else "")
             seen[suite] = None
+            owners[suite] = owner
             continue
         m = KTAP_RESULT.match(line)
         if not m or suite is None:
@@ -85,6 +104,29 @@ def judge_kunit(v, console, expected):
     for s in expected:
         if s not in seen:
             v.add(False, f"kunit suite {s} did not run")
+    return owners
+
+
+def judge_test_module(v, console, expected, owners):
+    """svod.ko carries no test: no KTAP line while svod.ko's load is the
+    latest, on every load of it; every expected suite ran from
+    svod_test.ko's load."""
+    owner = None
+    svod_loads = 0
+    stray = None
+    for line in console:
+        if INSMOD_MARK.match(line):
+            owner = module_of(line, owner)
+            svod_loads += owner == "svod.ko"
+            continue
+        if owner == "svod.ko" and stray is None and KTAP_LINE.match(line):
+            stray = line
+    v.add(svod_loads > 0 and stray is None,
+          f"svod.ko alone printed no KTAP ({svod_loads} loads checked)",
+          stray if stray is not None else "no 'svod-guest: insmod .../svod.ko' mark in the kernel log")
+    wrong = [f"{s} (from {owners[s]})" for s in expected if s in owners and owners[s] != "svod_test.ko"]
+    v.add(not wrong, f"every kunit suite ran from svod_test.ko ({len(expected)} expected)",
+          ", ".join(wrong))
 
 
 def judge_harness(v, harness):
@@ -160,9 +202,11 @@ def main():
         for line in harness:
             if line.startswith("svod-guest: insmod ") and " failed" in line:
                 v.add(False, f"module load: {line[len('svod-guest: insmod '):]}", line)
-            elif line.startswith("svod-guest: rmmod svod failed"):
-                v.add(False, "svod.ko unloads", line)
-    judge_kunit(v, console, expected)
+            elif line.startswith("svod-guest: rmmod ") and " failed" in line:
+                v.add(False, f"{line.split()[2]}.ko unloads", line)
+    owners = judge_kunit(v, console, expected)
+    if a.mode == "test":
+        judge_test_module(v, console, expected, owners)
     if a.mode not in ("selftest", "demo"):
         judge_harness(v, harness)
     if a.mode == "demo":

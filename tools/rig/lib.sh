@@ -32,6 +32,10 @@ build_modules() {
 	make -s -C "$kdir" M="$b/src" "$@" modules >&2
 	rm -f "$b/modules/"*.ko
 	cp "$b/src/svod.ko" "$b/modules/"
+	# KUnit suites: built only for a kernel with CONFIG_KUNIT.
+	if grep -q '^CONFIG_KUNIT=[ym]' "$kdir/.config" 2>/dev/null; then
+		cp "$b/src/svod_test.ko" "$b/modules/"
+	fi
 	local t
 	for t in "$top"/tools/testing/*/Kbuild; do
 		[ -f "$t" ] || continue
