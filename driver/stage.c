@@ -464,17 +464,6 @@ int svod_stage_xfer(const struct svod_bar *bar, const struct svod_xfer_req *req,
 EXPORT_SYMBOL_IF_KUNIT(svod_stage_xfer);
 
 /**
- * svod_stage_has_dma() - whether a DMA_MEMCPY channel was acquired
- *
- * Context: any.
- * Return: true if SVOD_XFER_DMA transfers can run.
- */
-bool svod_stage_has_dma(void)
-{
-	return svod_stage_chan;
-}
-
-/**
  * svod_stage_init() - acquire a DMA_MEMCPY channel, if the system has one
  *
  * Context: process context, may sleep.

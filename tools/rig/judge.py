@@ -129,6 +129,79 @@ def judge_test_module(v, console, expected, owners):
           ", ".join(wrong))
 
 
+SEED_LINE = re.compile(r"^\s+# (\S+): seed=(\d+) \(replay: insmod svod_test\.ko seed=(\d+)\)$")
+
+
+def svod_test_loads(console):
+    """Each load of svod_test.ko, in order: its insmod parameters, the seeds
+    each case logged, and each case's diagnostic lines plus its result
+    (without the case number, which depends on the filter)."""
+    loads = []
+    cur = suite = None
+    pending = []
+    for line in console:
+        m = INSMOD_MARK.match(line)
+        if m:
+            cur = None
+            if m.group(1).endswith("/svod_test.ko"):
+                params = dict(p.split("=", 1) for p in line.split()[3:] if "=" in p)
+                cur = {"params": params, "seeds": {}, "cases": {}}
+                loads.append(cur)
+            continue
+        if cur is None:
+            continue
+        m = SUBTEST.match(line)
+        if m and len(m.group(1)) == 4:
+            suite, pending = m.group(2), []
+            continue
+        if suite is None:
+            continue
+        m = SEED_LINE.match(line)
+        if m:
+            seeds = cur["seeds"].setdefault((suite, m.group(1)), [])
+            seeds.append(m.group(2) if m.group(2) == m.group(3) else "mismatch")
+        m = KTAP_RESULT.match(line)
+        if m and len(m.group(1)) == 4:
+            _, result, _, name, skip = m.groups()
+            cur["cases"][(suite, name)] = pending + [f"{result} {name} {skip or ''}".strip()]
+            pending = []
+        elif line.lstrip().startswith("#"):
+            pending.append(line.strip())
+    return loads
+
+
+def judge_replay(v, console, harness, random_suites):
+    """Every random suite logs a seed on the first load of svod_test.ko, and
+    every case that logged one, loaded again with that seed and only that
+    case (the guest does this), logs the same seed and the same lines and
+    result. A filter naming nothing makes the load fail."""
+    refused = "svod-guest: svod_test.ko filter=svod_no_such_suite refused"
+    v.add(refused in harness and any(
+              "svod_test: filter: no suite or case svod_no_such_suite" in l for l in console),
+          "svod_test.ko refuses a filter that names nothing",
+          next((l for l in harness if "filter=svod_no_such_suite" in l), "no such load"))
+    loads = svod_test_loads(console)
+    first = next((l for l in loads if "filter" not in l["params"]), None)
+    if first is None:
+        v.add(False, "kunit replay: svod_test.ko loaded without a filter")
+        return
+    for suite in random_suites:
+        v.add(any(s == suite for s, _ in first["seeds"]),
+              f"kunit {suite} logs the seed of its random cases",
+              f"no 'seed=' line from {suite}")
+    for (suite, kcase), seeds in first["seeds"].items():
+        what = f"kunit replay {suite}.{kcase} seed={seeds[0]}: same seed line and result"
+        replay = next((l for l in loads if l["params"].get("filter") == f"{suite}.{kcase}"
+                       and l["params"].get("seed") == seeds[0]), None)
+        if replay is None:
+            v.add(False, what, "no replay load in the guest")
+            continue
+        want = {(suite, kcase): first["cases"].get((suite, kcase))}
+        got_seeds = replay["seeds"].get((suite, kcase), [])
+        good = (len(seeds) == 1 and got_seeds == seeds and replay["cases"] == want)
+        v.add(good, what, " | ".join(sum(replay["cases"].values(), [])) or "the replay ran no case")
+
+
 def judge_harness(v, harness):
     """Each t_* binary runs between begin/end markers and prints TAP."""
     current = None
@@ -188,6 +261,8 @@ def main():
     ap.add_argument("--console", required=True)
     ap.add_argument("--harness", required=True)
     ap.add_argument("--suites", default="")
+    ap.add_argument("--random-suites", default="",
+                    help="suites with random cases (they call svod_test_seed())")
     ap.add_argument("--bench")
     ap.add_argument("--qemu-rc", type=int, default=0,
                     help="QEMU's exit status; 137: killed at the hard timeout")
@@ -207,6 +282,7 @@ def main():
     owners = judge_kunit(v, console, expected)
     if a.mode == "test":
         judge_test_module(v, console, expected, owners)
+        judge_replay(v, console, harness, a.random_suites.split())
     if a.mode not in ("selftest", "demo"):
         judge_harness(v, harness)
     if a.mode == "demo":

@@ -53,3 +53,10 @@ kunit_suites() {
 	grep -ho '\.name *= *"svod_[a-z_0-9]*"' "$top"/kunit/*.c 2>/dev/null |
 		sed 's/.*"\(.*\)"/\1/' | sort -u | tr '\n' ' '
 }
+
+# The KUnit suites with random cases: their files call svod_test_seed().
+kunit_random_suites() {
+	grep -l 'svod_test_seed(' "$top"/kunit/*_test.c 2>/dev/null |
+		xargs -r grep -ho '\.name *= *"svod_[a-z_0-9]*"' |
+		sed 's/.*"\(.*\)"/\1/' | sort -u | tr '\n' ' '
+}
