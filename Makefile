@@ -49,5 +49,6 @@ clean:
 	find driver kunit \( -name '*.o' -o -name '*.ko' -o -name '*.mod' \
 		-o -name '*.mod.c' -o -name '.*.cmd' \) -delete
 	rm -f svod.ko svod.mod svod.mod.c svod.mod.o svod.o .*.cmd modules.order Module.symvers
+	rm -f svod_test.ko svod_test.mod svod_test.mod.c svod_test.mod.o svod_test.o
 	-$(MAKE) -C tools clean
 	rm -rf build

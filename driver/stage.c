@@ -22,6 +22,7 @@
  * how many bytes. A chunk that cannot be pinned (-EFAULT) moves nothing.
  */
 
+#include <kunit/visibility.h>
 #include <linux/dma-mapping.h>
 #include <linux/dmaengine.h>
 #include <linux/highmem.h>
@@ -89,6 +90,7 @@ int svod_stage_check(const struct svod_bar *bar, const struct svod_xfer_req *req
 		return -ERANGE;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(svod_stage_check);
 
 /**
  * svod_stage_pick() - choose the engine for a transfer
@@ -111,6 +113,7 @@ int svod_stage_pick(u32 flags, u64 length, u64 threshold, bool have_dma)
 		return SVOD_XFER_DMA;
 	return SVOD_XFER_CPU;
 }
+EXPORT_SYMBOL_IF_KUNIT(svod_stage_pick);
 
 static void svod_bar_write(const struct svod_bar *bar, u64 off,
 			   const void *src, size_t len)
@@ -175,6 +178,7 @@ void svod_stage_cpu(const struct svod_bar *bar, u64 bar_off,
 		wmb();
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(svod_stage_cpu);
 
 /* Shared by the descriptors of one chunk and their completion callbacks. */
 struct svod_stage_dma_wait {
@@ -313,6 +317,7 @@ unmap_sgt:
 	dma_unmap_sgtable(dma_dev, sgt, mem_dir, 0);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(svod_stage_dma_sgt);
 
 /* Pin one chunk of the user buffer and move it with @chan, or the CPU. */
 static int svod_stage_chunk(struct dma_chan *chan, const struct svod_bar *bar,
@@ -427,6 +432,7 @@ int svod_stage_xfer_on(struct dma_chan *chan, u64 threshold,
 	}
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(svod_stage_xfer_on);
 
 /**
  * svod_stage_xfer() - STAGE or READ one range of a live grant
@@ -455,17 +461,7 @@ int svod_stage_xfer(const struct svod_bar *bar, const struct svod_xfer_req *req,
 	return svod_stage_xfer_on(svod_stage_chan, READ_ONCE(dma_threshold),
 				  bar, req, stats, done);
 }
-
-/**
- * svod_stage_has_dma() - whether a DMA_MEMCPY channel was acquired
- *
- * Context: any.
- * Return: true if SVOD_XFER_DMA transfers can run.
- */
-bool svod_stage_has_dma(void)
-{
-	return svod_stage_chan;
-}
+EXPORT_SYMBOL_IF_KUNIT(svod_stage_xfer);
 
 /**
  * svod_stage_init() - acquire a DMA_MEMCPY channel, if the system has one

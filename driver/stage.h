@@ -99,11 +99,10 @@ struct svod_xfer_req {
 
 int svod_stage_xfer(const struct svod_bar *bar, const struct svod_xfer_req *req,
 		    struct svod_stage_stats *stats, u64 *done);
-bool svod_stage_has_dma(void);
 void svod_stage_init(void);
 void svod_stage_exit(void);
 
-/* The engine's parts, called directly by kunit/stage_test.c only. */
+/* The engine's parts, for kunit/stage_test.c (exported to svod_test.ko only). */
 int svod_stage_check(const struct svod_bar *bar,
 		     const struct svod_xfer_req *req);
 int svod_stage_pick(u32 flags, u64 length, u64 threshold, bool have_dma);

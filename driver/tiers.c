@@ -12,7 +12,9 @@
  * Numbers are decimal or 0x-prefixed hex; base defaults to 0 and align to
  * 64. Reserved regions are device addresses inside the tier.
  */
+#include <kunit/visibility.h>
 #include <linux/ctype.h>
+#include <linux/export.h>
 #include <linux/io.h>
 #include <linux/log2.h>
 #include <linux/sched.h>
@@ -187,6 +189,7 @@ int svod_tier_spec_parse(char *buf, struct svod_tier_spec *specs,
 	}
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(svod_tier_spec_parse);
 
 static bool svod_ranges_overlap(u64 a, u64 a_len, u64 b, u64 b_len)
 {
@@ -253,6 +256,7 @@ int svod_tier_spec_check(const struct svod_tier_spec *specs, unsigned int nr,
 	}
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(svod_tier_spec_check);
 
 /**
  * svod_tier_spec_equal() - do two declarations describe the same tier?
@@ -272,6 +276,7 @@ bool svod_tier_spec_equal(const struct svod_tier_spec *a,
 	       !memcmp(a->reserved, b->reserved,
 		       a->nr_reserved * sizeof(a->reserved[0]));
 }
+EXPORT_SYMBOL_IF_KUNIT(svod_tier_spec_equal);
 
 /**
  * svod_tier_spec_print() - print a declaration in the format that parses
@@ -299,6 +304,7 @@ int svod_tier_spec_print(const struct svod_tier_spec *spec, char *buf, int at)
 	len += sysfs_emit_at(buf, len, "\n");
 	return len - at;
 }
+EXPORT_SYMBOL_IF_KUNIT(svod_tier_spec_print);
 
 static void svod_dev_tier_release(struct kref *ref)
 {

@@ -11,6 +11,7 @@
 #include <linux/slab.h>
 
 #include "core/handle.h"
+#include "svod_test.h"
 
 #define TAG		0x5a17
 #define MAX_STEPS	16
@@ -387,11 +388,9 @@ static struct kunit_case svod_handle_cases[] = {
 	{}
 };
 
-static struct kunit_suite svod_handle_suite = {
+struct kunit_suite svod_handle_suite = {
 	.name = "svod_handle",
 	.init = handle_test_init,
 	.exit = handle_test_exit,
 	.test_cases = svod_handle_cases,
 };
-
-kunit_test_suite(svod_handle_suite);

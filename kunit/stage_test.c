@@ -8,8 +8,8 @@
  * The engines' cores take kernel pages (the CPU engine a page array, the DMA
  * engine a scatterlist). The user-facing svod_stage_xfer() (pinning,
  * chunking, faults) runs against anonymous mappings made in the mm of the
- * process that loads svod.ko, borrowed with kthread_use_mm(): KUnit 6.1 has
- * no user-memory helpers of its own.
+ * process that loads svod_test.ko, borrowed with kthread_use_mm(): KUnit 6.1
+ * has no user-memory helpers of its own.
  */
 
 #include <kunit/test.h>
@@ -30,6 +30,7 @@
 #include <linux/svod.h>
 
 #include "stage.h"
+#include "svod_test.h"
 
 #define FAKE_NAME		"svod-stage-fake-dma"
 #define FAKE_MAX_OPS		8
@@ -110,8 +111,8 @@ static struct fake_dma *fake;
 static struct platform_device *fake_pdev;
 
 /*
- * The mm of the process that loads svod.ko (suites are set up in its
- * context). User-pointer cases borrow it with kthread_use_mm() and map their
+ * The mm of the process that loads svod_test.ko (its module_init runs the
+ * suites). User-pointer cases borrow it with kthread_use_mm() and map their
  * buffers in it, then unmap them and let it go before any assertion.
  */
 static struct mm_struct *user_mm;
@@ -257,11 +258,7 @@ static int stage_suite_init(struct kunit_suite *suite)
 {
 	int ret;
 
-	/*
-	 * No owner: KUnit runs while svod.ko is still coming, before its
-	 * sysfs directory exists, so a driver of this module cannot register.
-	 */
-	ret = __platform_driver_register(&fake_dma_driver, NULL);
+	ret = platform_driver_register(&fake_dma_driver);
 	if (ret)
 		return ret;
 	fake_pdev = platform_device_register_simple(FAKE_NAME, PLATFORM_DEVID_NONE,
@@ -924,7 +921,7 @@ static struct kunit_case stage_cases[] = {
 	{}
 };
 
-static struct kunit_suite stage_suite = {
+struct kunit_suite svod_stage_suite = {
 	.name = "svod_stage",
 	.suite_init = stage_suite_init,
 	.suite_exit = stage_suite_exit,
@@ -932,5 +929,3 @@ static struct kunit_suite stage_suite = {
 	.exit = stage_test_exit,
 	.test_cases = stage_cases,
 };
-
-kunit_test_suite(stage_suite);

@@ -7,51 +7,20 @@
  * sorted, disjoint, coalesced, inside the tier; subtree_max correct;
  * counters exact; free + live + reserved == capacity). The randomized case
  * runs against a list model written from the design and logs its seed;
- * load the module with tier_test_seed=<seed> to replay it.
+ * load svod_test.ko with seed=<seed> to replay it.
  */
 
 #include <kunit/test.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
-#include <linux/module.h>
-#include <linux/moduleparam.h>
 #include <linux/prandom.h>
-#include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/mm.h>
 
 #include "core/tier.h"
-
-static ulong tier_test_seed;
-module_param(tier_test_seed, ulong, 0444);
-MODULE_PARM_DESC(tier_test_seed,
-		 "seed of the svod_tier randomized case (0: a random one, logged)");
-
-/*
- * KUnit runs a module's suites from the MODULE_STATE_COMING notifier, which
- * load_module() calls before it parses the module's parameters: at that
- * point tier_test_seed is still 0. The raw argument string is already
- * there, so read the parameter from it the way parse_args() would.
- */
-static u64 tier_test_seed_from_args(void)
-{
-	char *args, *next, *param, *val;
-	u64 seed = 0;
-
-	args = kstrdup(THIS_MODULE->args, GFP_KERNEL);
-	if (!args)
-		return 0;
-	next = skip_spaces(args);
-	while (*next) {
-		next = next_arg(next, &param, &val);
-		if (!strcmp(param, "tier_test_seed") && val && kstrtou64(val, 0, &seed))
-			seed = 0;
-	}
-	kfree(args);
-	return seed;
-}
+#include "svod_test.h"
 
 #define MAX_SPANS	8
 #define MAX_REGIONS	4
@@ -568,7 +537,7 @@ static void random_against_list_model(struct kunit *test)
 {
 	struct svod_tier_region regions[MAX_REGIONS];
 	struct tier_ctx *ctx = test->priv;
-	u64 seed = tier_test_seed_from_args() ?: get_random_u64();
+	u64 seed = svod_test_seed(test);
 	struct svod_tier_node *node;
 	u64 capacity, align, size, req_align, start;
 	struct tier_model *m;
@@ -577,8 +546,6 @@ static void random_against_list_model(struct kunit *test)
 	u64 reg_end, cut;
 	int ret, want;
 
-	kunit_info(test, "seed %llu (replay: insmod svod.ko tier_test_seed=%llu)\n",
-		   seed, seed);
 	prandom_seed_state(&rnd, seed);
 	m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, m);
@@ -734,11 +701,9 @@ static struct kunit_case svod_tier_cases[] = {
 	{}
 };
 
-static struct kunit_suite svod_tier_suite = {
+struct kunit_suite svod_range_suite = {
 	.name = "svod_tier",
 	.init = tier_test_init,
 	.exit = tier_test_exit,
 	.test_cases = svod_tier_cases,
 };
-
-kunit_test_suite(svod_tier_suite);

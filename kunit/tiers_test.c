@@ -7,6 +7,7 @@
 #include <linux/string.h>
 
 #include "svod.h"
+#include "svod_test.h"
 
 #define SZ_BAR2	(64ULL << 20)
 
@@ -278,9 +279,7 @@ static struct kunit_case svod_tiers_cases[] = {
 	{}
 };
 
-static struct kunit_suite svod_tiers_suite = {
+struct kunit_suite svod_decl_suite = {
 	.name = "svod_tiers",
 	.test_cases = svod_tiers_cases,
 };
-
-kunit_test_suite(svod_tiers_suite);

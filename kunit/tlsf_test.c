@@ -5,19 +5,14 @@
  * Hand-worked cases pin every rule of the reference TLSF with exact
  * offsets (worked out in Documentation/planner.rst's terms: l2_bits, the
  * granule, buckets (l1, l2)); error cases assert the errno and the failing
- * event; randomised cases check the invariants of both strategies. The
- * random seed is logged and can be replayed with svod.tlsf_test_seed=.
+ * event; randomised cases check the invariants of both strategies. Each
+ * logs its seed; load svod_test.ko with seed=<seed> to replay it.
  */
 #include <kunit/test.h>
-#include <linux/module.h>
-#include <linux/random.h>
 
 #include "core/plan.h"
 #include "core/tlsf.h"
-
-static unsigned long long tlsf_test_seed;
-module_param(tlsf_test_seed, ullong, 0444);
-MODULE_PARM_DESC(tlsf_test_seed, "seed of the svod_tlsf KUnit random cases (0: random)");
+#include "svod_test.h"
 
 #define NO	SVOD_PLAN_NO_OFFSET
 #define A(i, s, a)	{ .op = SVOD_PLAN_ALLOC, .id = (i), .size = (s), .align = (a) }
@@ -476,12 +471,10 @@ static void tlsf_random_invariants(struct kunit *test)
 	static const u64 bss[] = { 1, 16, 256, 4096 };
 	struct svod_plan_event *ev;
 	struct svod_plan_result res, again, best;
-	u64 seed, s, *off, *off2, *offb;
+	u64 s, *off, *off2, *offb;
 	u32 *live, t;
 
-	seed = tlsf_test_seed ? tlsf_test_seed : get_random_u64();
-	kunit_info(test, "seed 0x%llx (replay: svod.tlsf_test_seed=0x%llx)\n", seed, seed);
-	s = seed;
+	s = svod_test_seed(test);
 	ev = kunit_kcalloc(test, TLSF_RANDOM_EVENTS, sizeof(*ev), GFP_KERNEL);
 	off = kunit_kcalloc(test, TLSF_RANDOM_EVENTS, sizeof(*off), GFP_KERNEL);
 	off2 = kunit_kcalloc(test, TLSF_RANDOM_EVENTS, sizeof(*off2), GFP_KERNEL);
@@ -528,7 +521,7 @@ static void tlsf_random_enospc_prefix(struct kunit *test)
 	u64 s, *off;
 	u32 *live, t;
 
-	s = (tlsf_test_seed ? tlsf_test_seed : get_random_u64()) ^ 0x5eed;
+	s = svod_test_seed(test) ^ 0x5eed;
 	ev = kunit_kcalloc(test, TLSF_RANDOM_EVENTS, sizeof(*ev), GFP_KERNEL);
 	off = kunit_kcalloc(test, TLSF_RANDOM_EVENTS, sizeof(*off), GFP_KERNEL);
 	live = kunit_kcalloc(test, TLSF_RANDOM_EVENTS, sizeof(*live), GFP_KERNEL);
@@ -584,9 +577,7 @@ static struct kunit_case tlsf_cases[] = {
 	{}
 };
 
-static struct kunit_suite tlsf_suite = {
+struct kunit_suite svod_tlsf_suite = {
 	.name = "svod_tlsf",
 	.test_cases = tlsf_cases,
 };
-
-kunit_test_suite(tlsf_suite);

@@ -19,8 +19,10 @@
 #include <linux/log2.h>
 #include <linux/limits.h>
 #include <linux/overflow.h>
+#include <linux/export.h>
+#include <kunit/visibility.h>
 
-/* Test-only entry points exist when the KUnit suites are linked in. */
+/* Test-only entry points exist for svod_test.ko on a kernel with KUnit. */
 #define SVOD_CORE_TEST_HOOKS	IS_ENABLED(CONFIG_KUNIT)
 
 #else /* !__KERNEL__ */
@@ -48,6 +50,9 @@ typedef unsigned int __bitwise gfp_t;
 #define U64_MAX		((u64)~0ULL)
 
 #define SVOD_CORE_TEST_HOOKS	1
+#ifndef EXPORT_SYMBOL_IF_KUNIT
+#define EXPORT_SYMBOL_IF_KUNIT(symbol)
+#endif
 
 /*
  * Allocation failure injection for the userspace tests: when

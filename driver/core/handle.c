@@ -37,6 +37,7 @@ void svod_handle_table_init(struct svod_handle_table *tbl, u16 tag, u32 max_live
 	tbl->max_live = max_live;
 	tbl->tag = tag;
 }
+EXPORT_SYMBOL_IF_KUNIT(svod_handle_table_init);
 
 /**
  * svod_handle_table_fini() - free a handle table's slots
@@ -55,6 +56,7 @@ void svod_handle_table_fini(struct svod_handle_table *tbl)
 	tbl->free_head = SVOD_HANDLE_NO_SLOT;
 	tbl->nr_live = 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(svod_handle_table_fini);
 
 static int svod_handle_grow(struct svod_handle_table *tbl, gfp_t gfp)
 {
@@ -125,6 +127,7 @@ int svod_handle_alloc(struct svod_handle_table *tbl, void *obj, gfp_t gfp, u64 *
 	*handle = svod_handle_make(slot->gen, tbl->tag, id);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(svod_handle_alloc);
 
 /* The live slot @handle names in @tbl, or NULL. */
 static struct svod_handle_slot *svod_handle_find(const struct svod_handle_table *tbl,
@@ -157,6 +160,7 @@ void *svod_handle_lookup(const struct svod_handle_table *tbl, u64 handle)
 
 	return slot ? slot->obj : NULL;
 }
+EXPORT_SYMBOL_IF_KUNIT(svod_handle_lookup);
 
 /**
  * svod_handle_free() - release a handle
@@ -190,6 +194,7 @@ int svod_handle_free(struct svod_handle_table *tbl, u64 handle, void **obj)
 	}
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(svod_handle_free);
 
 /**
  * svod_handle_next() - iterate over the live handles in slot order
@@ -218,6 +223,7 @@ void *svod_handle_next(const struct svod_handle_table *tbl, u32 *pos, u64 *handl
 	*pos = tbl->nr_slots;
 	return NULL;
 }
+EXPORT_SYMBOL_IF_KUNIT(svod_handle_next);
 
 #if SVOD_CORE_TEST_HOOKS
 /**
@@ -244,4 +250,5 @@ int svod_handle_set_gen(struct svod_handle_table *tbl, u32 slot, u32 gen)
 	tbl->slots[slot].gen = gen;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(svod_handle_set_gen);
 #endif

@@ -482,3 +482,4 @@ free_pair:
 	kvfree(c.pair);
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(svod_plan_run);

@@ -26,6 +26,8 @@
 #include <linux/sort.h>
 #include <linux/string.h>
 #include <linux/types.h>
+#include <linux/export.h>
+#include <kunit/visibility.h>
 
 /*
  * svod_plan_yield() - let a long plan give up the CPU and notice a fatal
@@ -58,6 +60,9 @@ static inline u64 svod_plan_hash_key(void)
 typedef __u32 u32;
 typedef __u64 u64;
 typedef unsigned int __bitwise gfp_t;
+#ifndef EXPORT_SYMBOL_IF_KUNIT
+#define EXPORT_SYMBOL_IF_KUNIT(symbol)
+#endif
 
 #define GFP_KERNEL		((gfp_t)0U)
 

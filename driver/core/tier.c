@@ -289,6 +289,7 @@ destroy_spans:
 	svod_tier_destroy_spans(tier);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(svod_tier_init);
 
 /**
  * svod_tier_fini() - tear down a tier's allocator
@@ -307,6 +308,7 @@ void svod_tier_fini(struct svod_tier *tier)
 	tier->free_bytes = 0;
 	tier->nr_free_spans = 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(svod_tier_fini);
 
 /**
  * svod_tier_alloc() - allocate @size bytes from a tier, first fit
@@ -395,6 +397,7 @@ account:
 	*out = live;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(svod_tier_alloc);
 
 /**
  * svod_tier_free() - return an allocation to its tier
@@ -463,6 +466,7 @@ void svod_tier_free(struct svod_tier *tier, struct svod_tier_node *node)
 		tier->nr_free_spans++;
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(svod_tier_free);
 
 /**
  * svod_tier_largest_free() - size of the largest free span
@@ -478,3 +482,4 @@ u64 svod_tier_largest_free(const struct svod_tier *tier)
 {
 	return svod_tier_subtree_max(tier->free.rb_node);
 }
+EXPORT_SYMBOL_IF_KUNIT(svod_tier_largest_free);

@@ -5,7 +5,9 @@
 Reads the kernel console (ttyS0) and the userspace log (ttyS1) of one boot and
 prints one line per verdict, `ok - <what>` or `not ok - <what>`, counting:
 every KUnit case, every harness case, the guest reaching its end, each module
-load, and the absence of kernel splats and kmemleak reports. A failure quotes
+load, and the absence of kernel splats and kmemleak reports. In `test` mode
+every KUnit suite must come from svod_test.ko and none from svod.ko (the guest
+marks each insmod in the kernel log). A failure quotes
 the log line it comes from. Exit status: 0 if nothing failed.
 
 In `selftest` mode the guest loaded a module with a deliberately failing KUnit
@@ -53,19 +55,36 @@ def read_lines(path):
         return []
 
 
+INSMOD_MARK = re.compile(r"^svod-guest: insmod (\S+)")
+KTAP_LINE = re.compile(r"^\s*(K?TAP version \d+|# Subtest: |(not ok|ok) \d+ )")
+
+
+def module_of(line, owner):
+    """The module the kernel log is printing for: init writes a mark to
+    /dev/kmsg before each insmod, so every later line until the next mark
+    belongs to that load (None before the first mark: boot)."""
+    m = INSMOD_MARK.match(line)
+    return m.group(1).rsplit("/", 1)[-1] if m else owner
+
+
 def judge_kunit(v, console, expected):
     """Count every KUnit case (indent 4 under a suite); a suite that starts
-    and never reports its result, or is expected and never starts, fails."""
+    and never reports its result, or is expected and never starts, fails.
+    Returns {suite: the module whose load printed it}."""
     seen = {}
     loads = {}
+    owners = {}
+    owner = None
     suite = None
     for line in console:
+        owner = module_of(line, owner)
         m = SUBTEST.match(line)
         if m and len(m.group(1)) == 4:
             # A suite seen before ran again on a later load of its module.
             loads[m.group(2)] = loads.get(m.group(2), 0) + 1
             suite = m.group(2) + (f"[load {loads[m.group(2)]}]" if loads[m.group(2)] > 1 else "")
             seen[suite] = None
+            owners[suite] = owner
             continue
         m = KTAP_RESULT.match(line)
         if not m or suite is None:
@@ -85,6 +104,102 @@ def judge_kunit(v, console, expected):
     for s in expected:
         if s not in seen:
             v.add(False, f"kunit suite {s} did not run")
+    return owners
+
+
+def judge_test_module(v, console, expected, owners):
+    """svod.ko carries no test: no KTAP line while svod.ko's load is the
+    latest, on every load of it; every expected suite ran from
+    svod_test.ko's load."""
+    owner = None
+    svod_loads = 0
+    stray = None
+    for line in console:
+        if INSMOD_MARK.match(line):
+            owner = module_of(line, owner)
+            svod_loads += owner == "svod.ko"
+            continue
+        if owner == "svod.ko" and stray is None and KTAP_LINE.match(line):
+            stray = line
+    v.add(svod_loads > 0 and stray is None,
+          f"svod.ko alone printed no KTAP ({svod_loads} loads checked)",
+          stray if stray is not None else "no 'svod-guest: insmod .../svod.ko' mark in the kernel log")
+    wrong = [f"{s} (from {owners[s]})" for s in expected if s in owners and owners[s] != "svod_test.ko"]
+    v.add(not wrong, f"every kunit suite ran from svod_test.ko ({len(expected)} expected)",
+          ", ".join(wrong))
+
+
+SEED_LINE = re.compile(r"^\s+# (\S+): seed=(\d+) \(replay: insmod svod_test\.ko seed=(\d+)\)$")
+
+
+def svod_test_loads(console):
+    """Each load of svod_test.ko, in order: its insmod parameters, the seeds
+    each case logged, and each case's diagnostic lines plus its result
+    (without the case number, which depends on the filter)."""
+    loads = []
+    cur = suite = None
+    pending = []
+    for line in console:
+        m = INSMOD_MARK.match(line)
+        if m:
+            cur = None
+            if m.group(1).endswith("/svod_test.ko"):
+                params = dict(p.split("=", 1) for p in line.split()[3:] if "=" in p)
+                cur = {"params": params, "seeds": {}, "cases": {}}
+                loads.append(cur)
+            continue
+        if cur is None:
+            continue
+        m = SUBTEST.match(line)
+        if m and len(m.group(1)) == 4:
+            suite, pending = m.group(2), []
+            continue
+        if suite is None:
+            continue
+        m = SEED_LINE.match(line)
+        if m:
+            seeds = cur["seeds"].setdefault((suite, m.group(1)), [])
+            seeds.append(m.group(2) if m.group(2) == m.group(3) else "mismatch")
+        m = KTAP_RESULT.match(line)
+        if m and len(m.group(1)) == 4:
+            _, result, _, name, skip = m.groups()
+            cur["cases"][(suite, name)] = pending + [f"{result} {name} {skip or ''}".strip()]
+            pending = []
+        elif line.lstrip().startswith("#"):
+            pending.append(line.strip())
+    return loads
+
+
+def judge_replay(v, console, harness, random_suites):
+    """Every random suite logs a seed on the first load of svod_test.ko, and
+    every case that logged one, loaded again with that seed and only that
+    case (the guest does this), logs the same seed and the same lines and
+    result. A filter naming nothing makes the load fail."""
+    refused = "svod-guest: svod_test.ko filter=svod_no_such_suite refused"
+    v.add(refused in harness and any(
+              "svod_test: filter: no suite or case svod_no_such_suite" in l for l in console),
+          "svod_test.ko refuses a filter that names nothing",
+          next((l for l in harness if "filter=svod_no_such_suite" in l), "no such load"))
+    loads = svod_test_loads(console)
+    first = next((l for l in loads if "filter" not in l["params"]), None)
+    if first is None:
+        v.add(False, "kunit replay: svod_test.ko loaded without a filter")
+        return
+    for suite in random_suites:
+        v.add(any(s == suite for s, _ in first["seeds"]),
+              f"kunit {suite} logs the seed of its random cases",
+              f"no 'seed=' line from {suite}")
+    for (suite, kcase), seeds in first["seeds"].items():
+        what = f"kunit replay {suite}.{kcase} seed={seeds[0]}: same seed line and result"
+        replay = next((l for l in loads if l["params"].get("filter") == f"{suite}.{kcase}"
+                       and l["params"].get("seed") == seeds[0]), None)
+        if replay is None:
+            v.add(False, what, "no replay load in the guest")
+            continue
+        want = {(suite, kcase): first["cases"].get((suite, kcase))}
+        got_seeds = replay["seeds"].get((suite, kcase), [])
+        good = (len(seeds) == 1 and got_seeds == seeds and replay["cases"] == want)
+        v.add(good, what, " | ".join(sum(replay["cases"].values(), [])) or "the replay ran no case")
 
 
 def judge_harness(v, harness):
@@ -146,6 +261,8 @@ def main():
     ap.add_argument("--console", required=True)
     ap.add_argument("--harness", required=True)
     ap.add_argument("--suites", default="")
+    ap.add_argument("--random-suites", default="",
+                    help="suites with random cases (they call svod_test_seed())")
     ap.add_argument("--bench")
     ap.add_argument("--qemu-rc", type=int, default=0,
                     help="QEMU's exit status; 137: killed at the hard timeout")
@@ -160,9 +277,12 @@ def main():
         for line in harness:
             if line.startswith("svod-guest: insmod ") and " failed" in line:
                 v.add(False, f"module load: {line[len('svod-guest: insmod '):]}", line)
-            elif line.startswith("svod-guest: rmmod svod failed"):
-                v.add(False, "svod.ko unloads", line)
-    judge_kunit(v, console, expected)
+            elif line.startswith("svod-guest: rmmod ") and " failed" in line:
+                v.add(False, f"{line.split()[2]}.ko unloads", line)
+    owners = judge_kunit(v, console, expected)
+    if a.mode == "test":
+        judge_test_module(v, console, expected, owners)
+        judge_replay(v, console, harness, a.random_suites.split())
     if a.mode not in ("selftest", "demo"):
         judge_harness(v, harness)
     if a.mode == "demo":

@@ -32,6 +32,10 @@ build_modules() {
 	make -s -C "$kdir" M="$b/src" "$@" modules >&2
 	rm -f "$b/modules/"*.ko
 	cp "$b/src/svod.ko" "$b/modules/"
+	# KUnit suites: built only for a kernel with CONFIG_KUNIT.
+	if grep -q '^CONFIG_KUNIT=[ym]' "$kdir/.config" 2>/dev/null; then
+		cp "$b/src/svod_test.ko" "$b/modules/"
+	fi
 	local t
 	for t in "$top"/tools/testing/*/Kbuild; do
 		[ -f "$t" ] || continue
@@ -47,5 +51,12 @@ build_modules() {
 # Every KUnit suite name declared under kunit/ (what the test guest must run).
 kunit_suites() {
 	grep -ho '\.name *= *"svod_[a-z_0-9]*"' "$top"/kunit/*.c 2>/dev/null |
+		sed 's/.*"\(.*\)"/\1/' | sort -u | tr '\n' ' '
+}
+
+# The KUnit suites with random cases: their files call svod_test_seed().
+kunit_random_suites() {
+	grep -l 'svod_test_seed(' "$top"/kunit/*_test.c 2>/dev/null |
+		xargs -r grep -ho '\.name *= *"svod_[a-z_0-9]*"' |
 		sed 's/.*"\(.*\)"/\1/' | sort -u | tr '\n' ' '
 }

@@ -61,5 +61,6 @@ echo "run: guest ran $(( $(date +%s) - start )) s, qemu rc=$rc" >&2
 [ $rc = 137 ] && echo "run: QEMU killed at the ${timeout_s}s timeout" >&2
 
 python3 "$rig/judge.py" --mode "$mode" --suites "$(kunit_suites)" \
+	--random-suites "$(kunit_random_suites)" \
 	--console "$out/console.log" --harness "$out/harness.log" \
 	--bench "$out/bench.txt" --qemu-rc "$rc"

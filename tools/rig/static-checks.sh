@@ -1,7 +1,9 @@
 #!/bin/bash
 # Static checks, one verdict line each: svod.ko builds on Debian's stock
-# headers with W=1 and no warning, sparse (C=2) reports nothing, and
-# checkpatch --strict --no-tree is clean on every kernel source file.
+# headers, and svod.ko with svod_test.ko on the test kernel (the only one
+# with KUnit, and every option of kunit/.kunitconfig), with W=1 and no
+# warning; sparse (C=2) reports nothing on either; checkpatch --strict
+# --no-tree is clean on every kernel source file.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=tools/rig/lib.sh
@@ -22,22 +24,37 @@ kdir=$(kdir_for stock)
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
-# A fresh tree each time: W=1 and C=2 must see every file compiled.
-rm -rf "$top/build/static"
-build_ok=0
-(top=$top; b=$top/build/static; mkdir -p "$b"
- rsync -a "$top/Kbuild" "$top/driver" "$top/uapi" "$top/kunit" "$b/"
- make -s -C "$kdir" M="$b" W=1 modules) >"$log" 2>&1 || build_ok=1
-verdict $build_ok "svod.ko builds on Debian headers ($kdir)" "$log"
-grep -E 'warning:|error:' "$log" >"$log.w" || true
-verdict "$([ -s "$log.w" ] && echo 1 || echo 0)" "W=1 build has no warnings" "$log.w"
+# static_build KIND KDIR: W=1 and C=2 builds of a fresh tree (each must see
+# every file compiled) in build/static-KIND, one verdict each.
+static_build() {
+	local kind=$1 kdir=$2 b=$top/build/static-$1 build_ok=0
+	rm -rf "$b"
+	mkdir -p "$b"
+	rsync -a "$top/Kbuild" "$top/driver" "$top/uapi" "$top/kunit" "$b/"
+	make -s -C "$kdir" M="$b" W=1 modules >"$log" 2>&1 || build_ok=1
+	verdict $build_ok "$kind kernel: the modules build ($kdir)" "$log"
+	grep -E 'warning:|error:' "$log" >"$log.w" || true
+	verdict "$([ -s "$log.w" ] && echo 1 || echo 0)" "$kind kernel: W=1 build has no warnings" "$log.w"
 
-make -s -C "$kdir" M="$top/build/static" C=2 CHECK="sparse -Wno-decl" modules >"$log" 2>&1
-grep -E "^($top/build/static/)?(driver|kunit|uapi)/.*(warning|error):" "$log" >"$log.w" || true
-verdict "$([ -s "$log.w" ] && echo 1 || echo 0)" "sparse (C=2) reports nothing" "$log.w"
-rm -f "$log.w"
+	make -s -C "$kdir" M="$b" C=2 CHECK="sparse -Wno-decl" modules >"$log" 2>&1
+	grep -E "^($b/)?(driver|kunit|uapi)/.*(warning|error):" "$log" >"$log.w" || true
+	verdict "$([ -s "$log.w" ] && echo 1 || echo 0)" "$kind kernel: sparse (C=2) reports nothing" "$log.w"
+	rm -f "$log.w"
+}
 
-files=$(cd "$top" && ls driver/*.[ch] driver/core/*.[ch] kunit/*.c uapi/linux/svod.h \
+static_build stock "$kdir"
+tkdir=$(kdir_for test)
+grep '^CONFIG_' "$top/kunit/.kunitconfig" | while read -r opt; do
+	grep -qx "$opt" "$tkdir/.config" || echo "not in $tkdir/.config: $opt"
+done >"$log"
+verdict "$([ -s "$log" ] && echo 1 || echo 0)" "test kernel has every option of kunit/.kunitconfig" "$log"
+static_build test "$tkdir"
+[ -f "$top/build/static-test/svod_test.ko" ]
+verdict $? "test kernel: svod_test.ko built"
+nm "$top/build/static-stock/svod.ko" | grep -i kunit >"$log"
+verdict "$([ -s "$log" ] && echo 1 || echo 0)" "stock kernel: svod.ko holds no KUnit symbol" "$log"
+
+files=$(cd "$top" && ls driver/*.[ch] driver/core/*.[ch] kunit/*.[ch] uapi/linux/svod.h \
 	tools/testing/*/*.[ch] 2>/dev/null)
 for f in $files; do
 	(cd "$top" && perl "$src/scripts/checkpatch.pl" --strict --no-tree --terse \
