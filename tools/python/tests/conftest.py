@@ -119,7 +119,7 @@ def pytest_runtest_logreport(report):
     if report.when != "teardown":
         return
     _TAP.n += 1
-    name = report.nodeid.split("::", 1)[-1]
+    name = report.nodeid.rsplit("/", 1)[-1].replace(".py::", ": ")
     if st["failed"]:
         _TAP.out(f"not ok {_TAP.n} - {name}")
         for rep in st["failed"]:
