@@ -25,12 +25,12 @@ real=$(readlink -f "$py")
 put "$real"
 ln -sf "${real##*/}" "$stage/usr/bin/python3"
 # Shared libraries of the interpreter and of every extension module
-# (ldd paths, resolved; the loader keeps its own path).
+# (regular files at the paths ldd names; the loader at its own path).
 for so in $(find "$lib/lib-dynload" -name '*.so'; echo "$real"); do
 	ldd "$so" | awk '/=> \//{print $3} /^\t\/[^ ]*ld-linux/{print $1}'
 done | sort -u | while read -r f; do
-	put "$f"
-	[ -L "$f" ] && put "$(readlink -f "$f")"
+	# dereferenced: /lib and /lib64 are symlinks into /usr on the host
+	(cd / && cp -L --parents "$f" "$stage/")
 done
 
 # The standard library: sources and their plain .pyc.

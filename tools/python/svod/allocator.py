@@ -153,7 +153,7 @@ class StorageAllocator:
         """Free ``handle``'s allocation; the handle and every copy of it are
         stale from then on. Raises :class:`StaleHandleError` for a handle
         that is not live in this allocator (a double free included)."""
-        kernel_handle = self._checked(handle)
+        kernel_handle = self._resolve(handle)[0]    # a forged copy frees nothing
         try:
             _abi.ioctl(self._fileno(), _abi.IOCTL_FREE, _abi.Free(handle=kernel_handle))
         except OSError as err:

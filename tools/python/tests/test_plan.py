@@ -6,7 +6,7 @@ import pytest
 
 import reference
 import svod
-from conftest import DEVICE, have_device
+from conftest import BACKENDS, DEVICE, have_device
 
 _TLSF = reference.load_tlsf_reference()
 
@@ -40,7 +40,7 @@ class RefTLSF:
         pass
 
 
-@pytest.fixture(params=["svod", "reference"])
+@pytest.fixture(params=BACKENDS)
 def tlsf(request):
     """A TLSFAllocator factory of one implementation."""
     made = []

@@ -240,8 +240,10 @@ def reserved_tier(backend):
     try:
         yield
     finally:
-        restore = "; ".join(l.strip() for l in saved.stdout.splitlines() if l.strip())
-        subprocess.run([ctl, "declare", bdf, restore or ""], check=True)
+        backend.close()        # a tier with live allocations cannot be replaced
+        # `svodctl declare BDF` prints "BDF:" then the declaration lines
+        restore = "; ".join(l.strip() for l in saved.stdout.splitlines()[1:] if l.strip())
+        subprocess.run([ctl, "declare", bdf, restore], check=True)
 
 
 def test_reserved_regions_are_never_allocated(backend, reserved_tier):
