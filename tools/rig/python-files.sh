@@ -60,9 +60,10 @@ for r in sorted(roots):
     print(r.lstrip("/"))
 PYEOF
 
-# svod's package and its tests, compiled.
+# svod's package, its tests and make demo's session, compiled.
 mkdir -p "$stage/svod/python" "$stage/svod/bin"
-cp -r "$top/tools/python/svod" "$top/tools/python/tests" "$stage/svod/python/"
+cp -r "$top/tools/python/svod" "$top/tools/python/tests" "$top/tools/python/demo.py" \
+	"$stage/svod/python/"
 find "$stage/svod/python" -name __pycache__ -prune -exec rm -rf {} +
 "$py" -m compileall -q "$stage/svod/python" >/dev/null
 install -m 755 "$top/tools/harness/t_python" "$stage/svod/bin/t_python"
