@@ -152,8 +152,14 @@ class StorageAllocator:
     def free(self, handle):
         """Free ``handle``'s allocation; the handle and every copy of it are
         stale from then on. Raises :class:`StaleHandleError` for a handle
-        that is not live in this allocator (a double free included)."""
-        kernel_handle = self._resolve(handle)[0]    # a forged copy frees nothing
+        that is not live in this allocator (a double free included). Works
+        after the tier's device is gone."""
+        try:
+            kernel_handle = self._resolve(handle)[0]    # a forged copy frees nothing
+        except DeviceGoneError:
+            # RESOLVE says ENODEV once the device is gone; FREE still works
+            # and the driver still checks slot and generation.
+            kernel_handle = self._checked(handle)
         try:
             _abi.ioctl(self._fileno(), _abi.IOCTL_FREE, _abi.Free(handle=kernel_handle))
         except OSError as err:
