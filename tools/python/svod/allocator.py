@@ -108,9 +108,11 @@ class StorageAllocator:
             raise
 
     def _bind(self, name, given):
-        found = [t for t in query_tiers(self._fd) if t.name == name]
+        listed = query_tiers(self._fd)
+        found = [t for t in listed if t.name == name and not t.gone] or \
+            [t for t in listed if t.name == name]
         if not found:
-            names = ", ".join(t.name for t in query_tiers(self._fd)) or "none"
+            names = ", ".join(t.name for t in listed) or "none"
             raise ValueError(f"no tier named {name!r} is declared (declared tiers: {names})")
         t = found[0]
         if t.gone:
