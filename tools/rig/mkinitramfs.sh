@@ -18,4 +18,6 @@ cp "$moddir"/*.ko "$stage/svod/modules/"
 if [ -d "$top/tools/harness/bin" ]; then
 	cp "$top"/tools/harness/bin/* "$stage/svod/bin/" 2>/dev/null || true
 fi
+# Python, pytest and tools/python's suite for t_python.
+"$top/tools/rig/python-files.sh" "$stage"
 (cd "$stage" && find . | cpio -o -H newc --quiet | gzip -1) >"$out"

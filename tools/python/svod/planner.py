@@ -1,0 +1,191 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Arena planning over ``SVOD_IOCTL_PLAN``: :func:`plan` for a whole
+schedule, :class:`TLSFAllocator` for runtimes that plan one event at a time.
+
+The driver's TLSF strategy is the reference planner
+(``seeds/000_e02b2738333224c2.txt``) exactly: same offsets, same peak
+(``Documentation/planner.rst``).
+"""
+import ctypes
+import errno
+import os
+from dataclasses import dataclass
+
+from . import _abi
+from .device import DEFAULT_PATH, open_device
+from .errors import StorageExhaustedError, from_oserror
+
+_STRATEGIES = {"tlsf": _abi.PLAN_TLSF, "best": _abi.PLAN_BEST}
+_NO_EVENT = 0xFFFFFFFF
+
+
+@dataclass(frozen=True)
+class PlanResult:
+    """The outcome of :func:`plan`.
+
+    ``offsets`` has one entry per event: the arena offset of an ``alloc``,
+    ``None`` for a ``free``. ``peak`` is the largest
+    ``offset + max(size, block_size)``, ``lower_bound`` the largest sum of
+    requested sizes live at one time (no plan can do with less).
+    """
+    offsets: list
+    peak: int
+    lower_bound: int
+
+
+class PlanError(ValueError):
+    """A malformed event (ALLOC of a live id, FREE of an id that is not
+    live, unknown op...). ``failed_event`` is its index, or None when the
+    parameters themselves were refused."""
+
+    def __init__(self, msg, failed_event):
+        super().__init__(msg)
+        self.failed_event = failed_event
+
+
+class PlanExhaustedError(StorageExhaustedError):
+    """The plan does not fit the arena. ``failed_event`` is the index of the
+    ALLOC that found no room, ``offsets`` what was placed before it and
+    ``peak`` the arena the plan needs so far."""
+
+    def __init__(self, msg, failed_event, offsets, peak):
+        super().__init__(msg)
+        self.failed_event = failed_event
+        self.offsets = offsets
+        self.peak = peak
+
+
+def _event(ev):
+    op = ev[0]
+    if op == "alloc" and len(ev) in (3, 4):
+        return _abi.PlanEvent(op=_abi.PLAN_ALLOC, id=ev[1], size=ev[2],
+                              align=ev[3] if len(ev) == 4 else 0)
+    if op == "free" and len(ev) == 2:
+        return _abi.PlanEvent(op=_abi.PLAN_FREE, id=ev[1])
+    raise ValueError(f"event {ev!r}: expected ('alloc', id, size[, align]) or ('free', id)")
+
+
+def _plan_fd(fd, events, arena_size, strategy, block_size, lv2_cnt):
+    if strategy not in _STRATEGIES:
+        raise ValueError(f"strategy must be 'tlsf' or 'best', not {strategy!r}")
+    evs = [_event(ev) for ev in events]
+    n = len(evs)
+    arr = (_abi.PlanEvent * max(n, 1))(*evs)
+    offs = (_abi.u64 * max(n, 1))()
+    req = _abi.Plan(arena_size=arena_size, block_size=block_size, lv2_cnt=lv2_cnt,
+                    strategy=_STRATEGIES[strategy], nr_events=n,
+                    events_ptr=ctypes.addressof(arr), offsets_ptr=ctypes.addressof(offs))
+    err = None
+    try:
+        _abi.ioctl(fd, _abi.IOCTL_PLAN, req)
+    except OSError as e:
+        err = e
+    offsets = [None if o == _abi.PLAN_NO_OFFSET else o for o in offs[:n]]
+    failed = None if req.failed_event == _NO_EVENT else req.failed_event
+    if err is None:
+        return PlanResult(offsets=offsets, peak=req.peak, lower_bound=req.lower_bound)
+    if err.errno == errno.ENOSPC:
+        raise PlanExhaustedError(
+            f"the plan does not fit {arena_size} bytes (event {failed}, peak {req.peak})",
+            failed, offsets, req.peak) from None
+    if err.errno == errno.EINVAL:
+        where = f"event {failed} {events[failed]!r}" if failed is not None else "parameters"
+        raise PlanError(f"plan refused: {where}: {os.strerror(err.errno)}", failed) from None
+    raise from_oserror(err, "plan") from None
+
+
+def plan(events, arena_size, strategy="tlsf", block_size=256, lv2_cnt=32, *,
+         path=DEFAULT_PATH):
+    """Plan arena offsets for a schedule of events.
+
+    ``events`` is a sequence of ``("alloc", id, size)``,
+    ``("alloc", id, size, align)`` and ``("free", id)`` tuples in schedule
+    order (an id is live from its alloc to its free and may be allocated
+    again after). ``strategy`` is ``"tlsf"`` (the reference planner) or
+    ``"best"`` (offline best fit, never worse). Returns a
+    :class:`PlanResult`; raises :class:`PlanExhaustedError` when the plan
+    does not fit ``arena_size`` and :class:`PlanError` for a malformed event
+    or parameter.
+    """
+    fd = open_device(path)
+    try:
+        return _plan_fd(fd, list(events), arena_size, strategy, block_size, lv2_cnt)
+    finally:
+        os.close(fd)
+
+
+class TLSFAllocator:
+    """The reference planner's operations, one event at a time.
+
+    ``alloc(size, align)`` returns the offset (``base``-relative offsets plus
+    ``base``), ``free(offset)`` frees it, exactly as the reference's
+    ``TlsfAllocator`` would. Each call replays the schedule so far through
+    ``SVOD_IOCTL_PLAN`` (TLSF is deterministic), so a call costs one ioctl
+    over every event before it: fine for schedules of thousands of events;
+    for a whole known schedule use :func:`plan`.
+    """
+
+    def __init__(self, size, base=0, block_size=256, lv2_cnt=32, *, path=DEFAULT_PATH):
+        self.size = size
+        self.base = base
+        self.block_size = block_size
+        self.lv2_cnt = lv2_cnt
+        self._events = []
+        self._live = {}         # offset -> buffer id
+        self._ever = set()      # offsets ever returned
+        self._next_id = 0
+        self._peak = 0
+        self._fd = open_device(path)
+
+    def alloc(self, req_size, align=1):
+        """Place ``req_size`` bytes aligned to ``align``; returns the offset.
+        Raises :class:`StorageExhaustedError` when no block fits."""
+        if req_size < 0 or align < 0:
+            raise ValueError("req_size and align must not be negative")
+        buf_id = self._next_id
+        events = self._events + [("alloc", buf_id, req_size, align)]
+        try:
+            result = _plan_fd(self._fileno(), events, self.size, "tlsf",
+                              self.block_size, self.lv2_cnt)
+        except PlanExhaustedError:
+            raise StorageExhaustedError(
+                f"TLSF out of memory: requested {max(req_size, self.block_size)} bytes") from None
+        self._events = events
+        self._next_id += 1
+        offset = result.offsets[-1]
+        self._live[offset] = buf_id
+        self._ever.add(offset)
+        self._peak = max(self._peak, offset + max(req_size, self.block_size))
+        return offset + self.base
+
+    def free(self, offset):
+        """Free the block at ``offset``. Raises :class:`ValueError` for an
+        offset never returned ("unknown offset") or already freed ("double
+        free")."""
+        start = offset - self.base
+        if start not in self._live:
+            kind = "double free at" if start in self._ever else "free of unknown"
+            raise ValueError(f"TLSF: {kind} offset {offset}")
+        self._events.append(("free", self._live.pop(start)))
+
+    @property
+    def peak_used(self):
+        """The largest end offset any ``alloc`` returned (relative to base)."""
+        return self._peak
+
+    def close(self):
+        """Close the device file; calling again is a no-op."""
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            os.close(fd)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _fileno(self):
+        if self._fd is None:
+            raise ValueError("operation on a closed TLSFAllocator")
+        return self._fd
