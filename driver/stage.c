@@ -18,8 +18,11 @@
  * that device: peer-to-peer into the BAR.
  *
  * Between two chunks (1 MiB CPU, 64 KiB DMA) both reschedule and stop with
- * -EINTR on a fatal signal. Chunks moved before that stay moved; @done says
- * how many bytes. A chunk that cannot be pinned (-EFAULT) moves nothing.
+ * -EINTR if any signal is pending (so Ctrl-C in a runtime that handles
+ * SIGINT, as Python does, ends a long transfer). Chunks moved before that
+ * stay moved; @done says how many bytes. Inside a chunk only a fatal signal
+ * interrupts (killable waits). A chunk that cannot be pinned (-EFAULT) moves
+ * nothing.
  */
 
 #include <kunit/visibility.h>
@@ -133,11 +136,11 @@ static void svod_bar_read(const struct svod_bar *bar, u64 off, void *dst,
 		memcpy_fromio(dst, bar->wc + off, len);
 }
 
-/* Between two chunks: give the CPU away, stop if the process is dying. */
+/* Between two chunks: give the CPU away, stop if a signal is pending. */
 static int svod_stage_yield(void)
 {
 	cond_resched();
-	return fatal_signal_pending(current) ? -EINTR : 0;
+	return signal_pending(current) ? -EINTR : 0;
 }
 
 /**
@@ -451,7 +454,8 @@ EXPORT_SYMBOL_IF_KUNIT(svod_stage_xfer_on);
  * Return: 0; -EINVAL for bad flags; -ERANGE if the range lies beyond the
  * grant; -EOPNOTSUPP if DMA is forced and there is no channel; -EFAULT for a
  * bad user buffer (or, on READ, a read-only one); -ENOMEM; -ETIMEDOUT if a DMA
- * chunk did not complete in time; -EINTR on a fatal signal; -EIO if the DMA
+ * chunk did not complete in time; -EINTR on a signal between two chunks or a
+ * fatal signal inside one; -EIO if the DMA
  * channel failed. After an error past the checks, @done counts the whole
  * chunks (1 MiB CPU, 64 KiB DMA) moved before it.
  */

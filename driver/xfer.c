@@ -66,7 +66,8 @@ put_alloc:
  * Context: process context; sleeps.
  * Return: 0; -EINVAL for unknown flags or a nonzero pad; -ESTALE if the
  * handle is not live in @sf; -ENODEV if the device is gone; -EINTR on a
- * fatal signal (also while waiting for a device removal in progress); else
+ * signal (see svod_stage_xfer()), or a fatal signal while waiting for a
+ * device removal in progress; else
  * an errno of svod_stage_xfer().
  */
 int svod_stage_ioctl(struct svod_file *sf, void *data)
