@@ -1,73 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * svod sysfs: the svod_tiers device attribute (declare and show a device's
- * tiers) and one read-only directory per tier, svod/<tier id>/, with its
- * name and usage figures, one value per file.
+ * svod sysfs: one read-only directory per tier, svod/<tier id>/, with its
+ * name, placement and usage figures, one value per file. Tiers are declared
+ * in configfs (configfs.c); sysfs only shows them.
  */
-#include <linux/capability.h>
 #include <linux/kobject.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
 
 #include "svod.h"
-
-static ssize_t svod_tiers_show(struct device *dev,
-			       struct device_attribute *attr, char *buf)
-{
-	return svod_dev_tiers_show(pci_get_drvdata(to_pci_dev(dev)), buf);
-}
-
-static ssize_t svod_tiers_store(struct device *dev,
-				struct device_attribute *attr,
-				const char *buf, size_t count)
-{
-	struct svod_dev *sdev = pci_get_drvdata(to_pci_dev(dev));
-	struct svod_tier_spec *specs;
-	unsigned int nr;
-	char *text;
-	int ret;
-
-	if (!capable(CAP_SYS_ADMIN)) {
-		dev_err(dev, "svod_tiers: declaring tiers needs CAP_SYS_ADMIN\n");
-		return -EPERM;
-	}
-
-	text = kstrndup(buf, count, GFP_KERNEL);
-	if (!text)
-		return -ENOMEM;
-	specs = kcalloc(SVOD_MAX_DEV_TIERS, sizeof(*specs), GFP_KERNEL);
-	if (!specs) {
-		ret = -ENOMEM;
-		goto free_text;
-	}
-
-	ret = svod_tier_spec_parse(text, specs, SVOD_MAX_DEV_TIERS, &nr);
-	if (ret)
-		dev_err(dev, "svod_tiers: malformed declaration (see Documentation/svod.rst; at most %u tiers)\n",
-			SVOD_MAX_DEV_TIERS);
-	else
-		ret = svod_dev_set_tiers(sdev, specs, nr);
-
-	kfree(specs);
-free_text:
-	kfree(text);
-	return ret ? ret : count;
-}
-static DEVICE_ATTR_RW(svod_tiers);
-
-static struct attribute *svod_dev_attrs[] = {
-	&dev_attr_svod_tiers.attr,
-	NULL,
-};
-
-static const struct attribute_group svod_dev_group = {
-	.attrs = svod_dev_attrs,
-};
-
-const struct attribute_group *svod_dev_groups[] = {
-	&svod_dev_group,
-	NULL,
-};
 
 /**
  * struct svod_tier_kobj - a tier's sysfs directory
@@ -94,6 +35,24 @@ static ssize_t device_base_show(struct kobject *kobj,
 				struct kobj_attribute *attr, char *buf)
 {
 	return sysfs_emit(buf, "0x%llx\n", svod_kobj_tier(kobj)->spec.base);
+}
+
+static ssize_t bar_show(struct kobject *kobj, struct kobj_attribute *attr,
+			char *buf)
+{
+	return sysfs_emit(buf, "%u\n", svod_kobj_tier(kobj)->spec.bar);
+}
+
+static ssize_t bar_offset_show(struct kobject *kobj,
+			       struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "0x%llx\n", svod_kobj_tier(kobj)->spec.offset);
+}
+
+static ssize_t align_show(struct kobject *kobj, struct kobj_attribute *attr,
+			  char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", svod_kobj_tier(kobj)->spec.align);
 }
 
 static ssize_t capacity_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -125,11 +84,17 @@ SVOD_TIER_STAT_ATTR(nr_free_spans, tier->core.nr_free_spans);
 static struct kobj_attribute svod_attr_name = __ATTR_RO(name);
 static struct kobj_attribute svod_attr_device_base = __ATTR_RO(device_base);
 static struct kobj_attribute svod_attr_capacity = __ATTR_RO(capacity);
+static struct kobj_attribute svod_attr_bar = __ATTR_RO(bar);
+static struct kobj_attribute svod_attr_bar_offset = __ATTR_RO(bar_offset);
+static struct kobj_attribute svod_attr_align = __ATTR_RO(align);
 
 static struct attribute *svod_tier_attrs[] = {
 	&svod_attr_name.attr,
 	&svod_attr_device_base.attr,
 	&svod_attr_capacity.attr,
+	&svod_attr_bar.attr,
+	&svod_attr_bar_offset.attr,
+	&svod_attr_align.attr,
 	&svod_attr_free_bytes.attr,
 	&svod_attr_largest_free.attr,
 	&svod_attr_reserved_bytes.attr,
