@@ -166,8 +166,9 @@ int svod_decl_parse_u64(const char *buf, u64 *val)
 	num[len] = '\0';
 	if (num[0] == '+' || kstrtou64(num, 0, &v))
 		return -EINVAL;
-	if (check_shl_overflow(v, shift, val))
+	if (check_shl_overflow(v, shift, &v))
 		return -EINVAL;
+	*val = v;
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(svod_decl_parse_u64);

@@ -134,11 +134,13 @@ static void sort_reserved_by_base_then_size(struct kunit *test)
 
 static void equal_any_field_differs(struct kunit *test)
 {
-	struct svod_tier_spec a = spec("a", 2, 0, 4096), s[8];
-	unsigned int i;
+	struct svod_tier_spec a = spec("a", 2, 0, 4096), *s;
+	unsigned int i, nr = 8;
 
+	s = kunit_kcalloc(test, nr, sizeof(*s), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
 	add_region(&a, 0, 64);
-	for (i = 0; i < ARRAY_SIZE(s); i++)
+	for (i = 0; i < nr; i++)
 		s[i] = a;
 	strscpy(s[1].name, "b", sizeof(s[1].name));
 	s[2].reserved[0].size = 128;
@@ -148,7 +150,7 @@ static void equal_any_field_differs(struct kunit *test)
 	s[6].align = 128;
 	s[7].bar = 0;
 	KUNIT_EXPECT_TRUE(test, svod_tier_spec_equal(&a, &s[0]));
-	for (i = 1; i < ARRAY_SIZE(s); i++)
+	for (i = 1; i < nr; i++)
 		KUNIT_EXPECT_FALSE_MSG(test, svod_tier_spec_equal(&a, &s[i]),
 				       "declaration %u", i);
 }
