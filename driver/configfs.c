@@ -205,26 +205,61 @@ static ssize_t svod_cfs_tier_store(struct config_item *item, const char *page,
 	return count;
 }
 
-#define SVOD_CFS_TIER_U64_ATTR(_name, _fmt, _bit)			\
-static ssize_t svod_cfs_tier_##_name##_show(struct config_item *item,	\
-					    char *page)			\
-{									\
-	return svod_cfs_tier_show(item, page, _fmt,			\
-		offsetof(struct svod_tier_spec, _name), _bit);		\
-}									\
-static ssize_t svod_cfs_tier_##_name##_store(struct config_item *item,	\
-					     const char *page,		\
-					     size_t count)		\
-{									\
-	return svod_cfs_tier_store(item, page, count,			\
-		offsetof(struct svod_tier_spec, _name), _bit);		\
-}									\
-CONFIGFS_ATTR(svod_cfs_tier_, _name)
+static ssize_t svod_cfs_tier_offset_show(struct config_item *item, char *page)
+{
+	return svod_cfs_tier_show(item, page, "0x%llx\n",
+				  offsetof(struct svod_tier_spec, offset), SVOD_CFS_OFFSET);
+}
 
-SVOD_CFS_TIER_U64_ATTR(offset, "0x%llx\n", SVOD_CFS_OFFSET);
-SVOD_CFS_TIER_U64_ATTR(size, "0x%llx\n", SVOD_CFS_SIZE);
-SVOD_CFS_TIER_U64_ATTR(base, "0x%llx\n", 0);
-SVOD_CFS_TIER_U64_ATTR(align, "%llu\n", 0);
+static ssize_t svod_cfs_tier_offset_store(struct config_item *item,
+					  const char *page, size_t count)
+{
+	return svod_cfs_tier_store(item, page, count,
+				   offsetof(struct svod_tier_spec, offset), SVOD_CFS_OFFSET);
+}
+CONFIGFS_ATTR(svod_cfs_tier_, offset);
+
+static ssize_t svod_cfs_tier_size_show(struct config_item *item, char *page)
+{
+	return svod_cfs_tier_show(item, page, "0x%llx\n",
+				  offsetof(struct svod_tier_spec, size), SVOD_CFS_SIZE);
+}
+
+static ssize_t svod_cfs_tier_size_store(struct config_item *item,
+					const char *page, size_t count)
+{
+	return svod_cfs_tier_store(item, page, count,
+				   offsetof(struct svod_tier_spec, size), SVOD_CFS_SIZE);
+}
+CONFIGFS_ATTR(svod_cfs_tier_, size);
+
+static ssize_t svod_cfs_tier_base_show(struct config_item *item, char *page)
+{
+	return svod_cfs_tier_show(item, page, "0x%llx\n",
+				  offsetof(struct svod_tier_spec, base), 0);
+}
+
+static ssize_t svod_cfs_tier_base_store(struct config_item *item,
+					const char *page, size_t count)
+{
+	return svod_cfs_tier_store(item, page, count,
+				   offsetof(struct svod_tier_spec, base), 0);
+}
+CONFIGFS_ATTR(svod_cfs_tier_, base);
+
+static ssize_t svod_cfs_tier_align_show(struct config_item *item, char *page)
+{
+	return svod_cfs_tier_show(item, page, "%llu\n",
+				  offsetof(struct svod_tier_spec, align), 0);
+}
+
+static ssize_t svod_cfs_tier_align_store(struct config_item *item,
+					 const char *page, size_t count)
+{
+	return svod_cfs_tier_store(item, page, count,
+				   offsetof(struct svod_tier_spec, align), 0);
+}
+CONFIGFS_ATTR(svod_cfs_tier_, align);
 
 static ssize_t svod_cfs_tier_bar_show(struct config_item *item, char *page)
 {
