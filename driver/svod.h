@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * svod driver internals: module-wide registries, parameters and locks.
- * Bound devices are dev.h's, tier objects tier.h's, their declaration in
- * configfs configfs.h's, open files file.h's, allocations alloc.h's.
+ * Bound devices are dev.h's, tier objects tier.h's, the declaration tree
+ * configfs.h's, open files file.h's, allocations alloc.h's.
  *
  * Lock order (outermost first); lockdep checks it:
  *
