@@ -25,41 +25,21 @@ static struct svod_dev_tier *svod_kobj_tier(struct kobject *kobj)
 	return container_of(kobj, struct svod_tier_kobj, kobj)->tier;
 }
 
-static ssize_t name_show(struct kobject *kobj, struct kobj_attribute *attr,
-			 char *buf)
-{
-	return sysfs_emit(buf, "%s\n", svod_kobj_tier(kobj)->spec.name);
-}
+/* A value of the tier's declaration; never changes while the tier exists. */
+#define SVOD_TIER_SPEC_ATTR(_name, _fmt, _field)			\
+static ssize_t _name##_show(struct kobject *kobj,			\
+			    struct kobj_attribute *attr, char *buf)	\
+{									\
+	return sysfs_emit(buf, _fmt, svod_kobj_tier(kobj)->spec._field); \
+}									\
+static struct kobj_attribute svod_attr_##_name = __ATTR_RO(_name)
 
-static ssize_t device_base_show(struct kobject *kobj,
-				struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "0x%llx\n", svod_kobj_tier(kobj)->spec.base);
-}
-
-static ssize_t bar_show(struct kobject *kobj, struct kobj_attribute *attr,
-			char *buf)
-{
-	return sysfs_emit(buf, "%u\n", svod_kobj_tier(kobj)->spec.bar);
-}
-
-static ssize_t bar_offset_show(struct kobject *kobj,
-			       struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "0x%llx\n", svod_kobj_tier(kobj)->spec.offset);
-}
-
-static ssize_t align_show(struct kobject *kobj, struct kobj_attribute *attr,
-			  char *buf)
-{
-	return sysfs_emit(buf, "%llu\n", svod_kobj_tier(kobj)->spec.align);
-}
-
-static ssize_t capacity_show(struct kobject *kobj, struct kobj_attribute *attr,
-			     char *buf)
-{
-	return sysfs_emit(buf, "%llu\n", svod_kobj_tier(kobj)->spec.size);
-}
+SVOD_TIER_SPEC_ATTR(name, "%s\n", name);
+SVOD_TIER_SPEC_ATTR(device_base, "0x%llx\n", base);
+SVOD_TIER_SPEC_ATTR(capacity, "%llu\n", size);
+SVOD_TIER_SPEC_ATTR(bar, "%u\n", bar);
+SVOD_TIER_SPEC_ATTR(bar_offset, "0x%llx\n", offset);
+SVOD_TIER_SPEC_ATTR(align, "%llu\n", align);
 
 #define SVOD_TIER_STAT_ATTR(_name, _expr)				\
 static ssize_t _name##_show(struct kobject *kobj,			\
@@ -80,13 +60,6 @@ SVOD_TIER_STAT_ATTR(largest_free, svod_tier_largest_free(&tier->core));
 SVOD_TIER_STAT_ATTR(reserved_bytes, tier->core.reserved_bytes);
 SVOD_TIER_STAT_ATTR(nr_live, tier->core.nr_live);
 SVOD_TIER_STAT_ATTR(nr_free_spans, tier->core.nr_free_spans);
-
-static struct kobj_attribute svod_attr_name = __ATTR_RO(name);
-static struct kobj_attribute svod_attr_device_base = __ATTR_RO(device_base);
-static struct kobj_attribute svod_attr_capacity = __ATTR_RO(capacity);
-static struct kobj_attribute svod_attr_bar = __ATTR_RO(bar);
-static struct kobj_attribute svod_attr_bar_offset = __ATTR_RO(bar_offset);
-static struct kobj_attribute svod_attr_align = __ATTR_RO(align);
 
 static struct attribute *svod_tier_attrs[] = {
 	&svod_attr_name.attr,

@@ -59,6 +59,19 @@ static int ht_cfs_path(char *path, size_t len, const char *bdf, const char *rel)
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
+/* open() of SVOD_CONFIGFS/<bdf>/<rel>: a descriptor or -errno. */
+static int ht_cfs_open(const char *bdf, const char *rel, int flags)
+{
+	char path[512];
+	int fd, ret;
+
+	ret = ht_cfs_path(path, sizeof(path), bdf, rel);
+	if (ret)
+		return ret;
+	fd = open(path, flags | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
 /**
  * ht_cfs_write() - write one value into a device's configfs tree
  * @bdf: PCI address
@@ -70,16 +83,12 @@ static int ht_cfs_path(char *path, size_t len, const char *bdf, const char *rel)
  */
 int ht_cfs_write(const char *bdf, const char *rel, const char *val)
 {
-	char path[512];
+	int fd = ht_cfs_open(bdf, rel, O_WRONLY);
 	ssize_t n;
-	int fd, ret;
+	int ret;
 
-	ret = ht_cfs_path(path, sizeof(path), bdf, rel);
-	if (ret)
-		return ret;
-	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	n = write(fd, val, strlen(val));
 	ret = n < 0 ? -errno : (size_t)n == strlen(val) ? 0 : -EIO;
 	close(fd);
@@ -98,22 +107,19 @@ int ht_cfs_write(const char *bdf, const char *rel, const char *val)
  */
 int ht_cfs_read(const char *bdf, const char *rel, char *buf, size_t len)
 {
-	char path[512];
+	int fd = ht_cfs_open(bdf, rel, O_RDONLY);
 	ssize_t n;
-	int fd, ret;
 
-	ret = ht_cfs_path(path, sizeof(path), bdf, rel);
-	if (ret)
-		return ret;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	buf[0] = '\0';
 	if (fd < 0)
-		return -errno;
+		return fd;
 	n = read(fd, buf, len - 1);
-	ret = n < 0 ? -errno : 0;
 	close(fd);
-	buf[n > 0 ? n : 0] = '\0';
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
 	buf[strcspn(buf, "\n")] = '\0';
-	return ret;
+	return 0;
 }
 
 /**

@@ -904,6 +904,30 @@ static int svod_cmp_decl(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* Names of the tiers staged under @tiers (a device's tiers/ directory). */
+static int svod_cfs_tier_names(const char *tiers, char (*names)[SVOD_NAME_LEN],
+			       unsigned int cap)
+{
+	struct dirent *de;
+	unsigned int nr = 0;
+	DIR *dir;
+
+	dir = opendir(tiers);
+	if (!dir)
+		return -errno;
+	while ((de = readdir(dir))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (nr == cap || strlen(de->d_name) >= SVOD_NAME_LEN) {
+			closedir(dir);
+			return -E2BIG;
+		}
+		strcpy(names[nr++], de->d_name);
+	}
+	closedir(dir);
+	return (int)nr;
+}
+
 /**
  * svod_decl_read() - the tiers staged in a device's configfs directory
  * @bdf: PCI address, e.g. "0000:00:04.0"
@@ -914,37 +938,31 @@ static int svod_cmp_decl(const void *a, const void *b)
  * device's live tiers.
  *
  * Context: any thread.
- * Return: the number of tiers (may exceed @cap: only @cap were filled), or
- * -errno: -ENOENT if the device is not bound or configfs not mounted at
- * SVOD_CONFIGFS, -ENODATA if a staged tier lacks bar, offset or size.
+ * Return: the number of tiers (only @cap are filled), or -errno: -ENOENT if
+ * the device is not bound or configfs not mounted at SVOD_CONFIGFS, -ENODATA
+ * if a staged tier lacks bar, offset or size, -E2BIG beyond
+ * SVOD_DECL_MAX_TIERS.
  */
 int svod_decl_read(const char *bdf, struct svod_tier_decl *decls, unsigned int cap)
 {
-	char tiers[256];
+	char tiers[256], names[SVOD_DECL_MAX_TIERS][SVOD_NAME_LEN];
 	struct svod_tier_decl d;
-	struct dirent *de;
-	unsigned int nr = 0;
-	int ret = 0;
-	DIR *dir;
+	int nr, i, ret;
 
 	if (svod_path(tiers, sizeof(tiers), SVOD_CONFIGFS "/%s/tiers", bdf))
 		return -ENAMETOOLONG;
-	dir = opendir(tiers);
-	if (!dir)
-		return -errno;
-	while (!ret && (de = readdir(dir))) {
-		if (de->d_name[0] == '.')
-			continue;
-		ret = svod_cfs_read_tier(tiers, de->d_name, &d);
-		if (!ret && nr < cap)
-			decls[nr] = d;
-		nr++;
+	nr = svod_cfs_tier_names(tiers, names, SVOD_DECL_MAX_TIERS);
+	for (i = 0; i < nr; i++) {
+		ret = svod_cfs_read_tier(tiers, names[i], &d);
+		if (ret)
+			return ret;
+		if ((unsigned int)i < cap)
+			decls[i] = d;
 	}
-	closedir(dir);
-	if (ret)
-		return ret;
-	qsort(decls, nr < cap ? nr : cap, sizeof(*decls), svod_cmp_decl);
-	return (int)nr;
+	if (nr > 0)
+		qsort(decls, (unsigned int)nr < cap ? (unsigned int)nr : cap, sizeof(*decls),
+		      svod_cmp_decl);
+	return nr;
 }
 
 /* rmdir a staged tier's reserved regions, and the tier unless @keep. */
@@ -1012,23 +1030,16 @@ static int svod_cfs_stage(const char *bdf, const struct svod_tier_decl *decls,
 			  unsigned int nr)
 {
 	char tiers[256], names[SVOD_DECL_MAX_TIERS][SVOD_NAME_LEN];
-	struct dirent *de;
-	unsigned int nr_old = 0, i, j;
-	int ret = 0;
-	DIR *dir;
+	unsigned int i, j;
+	int nr_old, ret = 0;
 
 	if (svod_path(tiers, sizeof(tiers), SVOD_CONFIGFS "/%s/tiers", bdf))
 		return -ENAMETOOLONG;
-	dir = opendir(tiers);
-	if (!dir)
-		return -errno;
-	while ((de = readdir(dir)) && nr_old < ARRAY_SIZE(names)) {
-		if (de->d_name[0] != '.' && strlen(de->d_name) < SVOD_NAME_LEN)
-			strcpy(names[nr_old++], de->d_name);
-	}
-	closedir(dir);
+	nr_old = svod_cfs_tier_names(tiers, names, SVOD_DECL_MAX_TIERS);
+	if (nr_old < 0)
+		return nr_old;
 	/* Regions are rewritten from scratch: every old tier goes or is emptied. */
-	for (i = 0; !ret && i < nr_old; i++) {
+	for (i = 0; !ret && i < (unsigned int)nr_old; i++) {
 		for (j = 0; j < nr && strcmp(names[i], decls[j].name); j++)
 			;
 		ret = svod_cfs_remove_tier(tiers, names[i], j < nr);
