@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -32,23 +31,7 @@ int ht_open(void)
 {
 	const char *path = getenv("SVOD_DEV");
 
-	ht_mount_configfs();
 	return svod_open_path(path ? path : SVOD_DEV_PATH);
-}
-
-/**
- * ht_mount_configfs() - mount configfs at /sys/kernel/config if it is not
- *
- * Tiers are declared in configfs; a guest whose /init did not mount it
- * still runs every test. Mounting over an existing mount fails harmlessly
- * (EBUSY).
- *
- * Context: any thread; needs root.
- */
-void ht_mount_configfs(void)
-{
-	if (access(SVOD_CONFIGFS, F_OK) && errno == ENOENT)
-		mount("none", "/sys/kernel/config", "configfs", 0, NULL);
 }
 
 /* SVOD_CONFIGFS/<bdf>/<rel> into @path; -ENAMETOOLONG if it does not fit. */
