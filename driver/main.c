@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * svod: module parameters, global registries and the /dev/svod misc device.
- * All bound devices' tiers appear under one /dev/svod.
+ * svod: module parameters, global registries, the /dev/svod misc device and
+ * the registration of the PCI driver and the configfs subsystem. All bound
+ * devices' tiers appear under one /dev/svod.
  */
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 
+#include "configfs.h"
 #include "svod.h"
 
 unsigned int svod_max_handles = 65536;
@@ -51,12 +53,18 @@ static int __init svod_init(void)
 	if (ret)
 		goto exit_stage;
 
-	ret = svod_pci_register();
+	ret = svod_configfs_init();
 	if (ret)
 		goto deregister_misc;
 
+	ret = svod_pci_register();
+	if (ret)
+		goto exit_configfs;
+
 	return 0;
 
+exit_configfs:
+	svod_configfs_exit();
 deregister_misc:
 	misc_deregister(&svod_misc);
 exit_stage:
@@ -68,6 +76,7 @@ exit_stage:
 static void __exit svod_exit(void)
 {
 	svod_pci_unregister();
+	svod_configfs_exit();
 	misc_deregister(&svod_misc);
 	svod_stage_exit();
 	svod_debugfs_fini();

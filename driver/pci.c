@@ -7,6 +7,7 @@
 #include <linux/module.h>
 #include <linux/pci.h>
 
+#include "configfs.h"
 #include "svod.h"
 
 #define PCI_DEVICE_ID_IVSHMEM	0x1110
@@ -45,8 +46,13 @@ static int svod_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = svod_dev_register(sdev);
 	if (ret)
 		goto put_kobj_dir;
+	ret = svod_configfs_dev_add(sdev);
+	if (ret)
+		goto unregister_dev;
 	return 0;
 
+unregister_dev:
+	svod_dev_unregister(sdev);
 put_kobj_dir:
 	kobject_put(sdev->kobj_dir);
 	return ret;
@@ -56,6 +62,8 @@ static void svod_pci_remove(struct pci_dev *pdev)
 {
 	struct svod_dev *sdev = pci_get_drvdata(pdev);
 
+	/* First: no commit may race with the tiers' retirement. */
+	svod_configfs_dev_remove(sdev);
 	svod_dev_unregister(sdev);
 	kobject_put(sdev->kobj_dir);
 }
@@ -65,7 +73,6 @@ static struct pci_driver svod_pci_driver = {
 	.id_table = svod_pci_ids,
 	.probe = svod_pci_probe,
 	.remove = svod_pci_remove,
-	.dev_groups = svod_dev_groups,
 };
 
 /**

@@ -1,73 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * svod sysfs: the svod_tiers device attribute (declare and show a device's
- * tiers) and one read-only directory per tier, svod/<tier id>/, with its
- * name and usage figures, one value per file.
+ * svod sysfs: one read-only directory per tier, svod/<tier id>/, with its
+ * name, placement and usage figures, one value per file. Tiers are declared
+ * in configfs (configfs.c); sysfs only shows them.
  */
-#include <linux/capability.h>
 #include <linux/kobject.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
 
 #include "svod.h"
-
-static ssize_t svod_tiers_show(struct device *dev,
-			       struct device_attribute *attr, char *buf)
-{
-	return svod_dev_tiers_show(pci_get_drvdata(to_pci_dev(dev)), buf);
-}
-
-static ssize_t svod_tiers_store(struct device *dev,
-				struct device_attribute *attr,
-				const char *buf, size_t count)
-{
-	struct svod_dev *sdev = pci_get_drvdata(to_pci_dev(dev));
-	struct svod_tier_spec *specs;
-	unsigned int nr;
-	char *text;
-	int ret;
-
-	if (!capable(CAP_SYS_ADMIN)) {
-		dev_err(dev, "svod_tiers: declaring tiers needs CAP_SYS_ADMIN\n");
-		return -EPERM;
-	}
-
-	text = kstrndup(buf, count, GFP_KERNEL);
-	if (!text)
-		return -ENOMEM;
-	specs = kcalloc(SVOD_MAX_DEV_TIERS, sizeof(*specs), GFP_KERNEL);
-	if (!specs) {
-		ret = -ENOMEM;
-		goto free_text;
-	}
-
-	ret = svod_tier_spec_parse(text, specs, SVOD_MAX_DEV_TIERS, &nr);
-	if (ret)
-		dev_err(dev, "svod_tiers: malformed declaration (see Documentation/svod.rst; at most %u tiers)\n",
-			SVOD_MAX_DEV_TIERS);
-	else
-		ret = svod_dev_set_tiers(sdev, specs, nr);
-
-	kfree(specs);
-free_text:
-	kfree(text);
-	return ret ? ret : count;
-}
-static DEVICE_ATTR_RW(svod_tiers);
-
-static struct attribute *svod_dev_attrs[] = {
-	&dev_attr_svod_tiers.attr,
-	NULL,
-};
-
-static const struct attribute_group svod_dev_group = {
-	.attrs = svod_dev_attrs,
-};
-
-const struct attribute_group *svod_dev_groups[] = {
-	&svod_dev_group,
-	NULL,
-};
 
 /**
  * struct svod_tier_kobj - a tier's sysfs directory
@@ -84,23 +25,21 @@ static struct svod_dev_tier *svod_kobj_tier(struct kobject *kobj)
 	return container_of(kobj, struct svod_tier_kobj, kobj)->tier;
 }
 
-static ssize_t name_show(struct kobject *kobj, struct kobj_attribute *attr,
-			 char *buf)
-{
-	return sysfs_emit(buf, "%s\n", svod_kobj_tier(kobj)->spec.name);
-}
+/* A value of the tier's declaration; never changes while the tier exists. */
+#define SVOD_TIER_SPEC_ATTR(_name, _fmt, _field)			\
+static ssize_t _name##_show(struct kobject *kobj,			\
+			    struct kobj_attribute *attr, char *buf)	\
+{									\
+	return sysfs_emit(buf, _fmt, svod_kobj_tier(kobj)->spec._field); \
+}									\
+static struct kobj_attribute svod_attr_##_name = __ATTR_RO(_name)
 
-static ssize_t device_base_show(struct kobject *kobj,
-				struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "0x%llx\n", svod_kobj_tier(kobj)->spec.base);
-}
-
-static ssize_t capacity_show(struct kobject *kobj, struct kobj_attribute *attr,
-			     char *buf)
-{
-	return sysfs_emit(buf, "%llu\n", svod_kobj_tier(kobj)->spec.size);
-}
+SVOD_TIER_SPEC_ATTR(name, "%s\n", name);
+SVOD_TIER_SPEC_ATTR(device_base, "0x%llx\n", base);
+SVOD_TIER_SPEC_ATTR(capacity, "%llu\n", size);
+SVOD_TIER_SPEC_ATTR(bar, "%u\n", bar);
+SVOD_TIER_SPEC_ATTR(bar_offset, "0x%llx\n", offset);
+SVOD_TIER_SPEC_ATTR(align, "%llu\n", align);
 
 #define SVOD_TIER_STAT_ATTR(_name, _expr)				\
 static ssize_t _name##_show(struct kobject *kobj,			\
@@ -122,14 +61,13 @@ SVOD_TIER_STAT_ATTR(reserved_bytes, tier->core.reserved_bytes);
 SVOD_TIER_STAT_ATTR(nr_live, tier->core.nr_live);
 SVOD_TIER_STAT_ATTR(nr_free_spans, tier->core.nr_free_spans);
 
-static struct kobj_attribute svod_attr_name = __ATTR_RO(name);
-static struct kobj_attribute svod_attr_device_base = __ATTR_RO(device_base);
-static struct kobj_attribute svod_attr_capacity = __ATTR_RO(capacity);
-
 static struct attribute *svod_tier_attrs[] = {
 	&svod_attr_name.attr,
 	&svod_attr_device_base.attr,
 	&svod_attr_capacity.attr,
+	&svod_attr_bar.attr,
+	&svod_attr_bar_offset.attr,
+	&svod_attr_align.attr,
 	&svod_attr_free_bytes.attr,
 	&svod_attr_largest_free.attr,
 	&svod_attr_reserved_bytes.attr,

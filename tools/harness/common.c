@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -31,6 +32,109 @@ int ht_open(void)
 	const char *path = getenv("SVOD_DEV");
 
 	return svod_open_path(path ? path : SVOD_DEV_PATH);
+}
+
+/* SVOD_CONFIGFS/<bdf>/<rel> into @path; -ENAMETOOLONG if it does not fit. */
+static int ht_cfs_path(char *path, size_t len, const char *bdf, const char *rel)
+{
+	int n = snprintf(path, len, SVOD_CONFIGFS "/%s/%s", bdf, rel);
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+/* open() of SVOD_CONFIGFS/<bdf>/<rel>: a descriptor or -errno. */
+static int ht_cfs_open(const char *bdf, const char *rel, int flags)
+{
+	char path[512];
+	int fd, ret;
+
+	ret = ht_cfs_path(path, sizeof(path), bdf, rel);
+	if (ret)
+		return ret;
+	fd = open(path, flags | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+/**
+ * ht_cfs_write() - write one value into a device's configfs tree
+ * @bdf: PCI address
+ * @rel: path under SVOD_CONFIGFS/<bdf>/, e.g. "tiers/bar2/size"
+ * @val: the text, written in one write() as echo(1) would (no newline added)
+ *
+ * Context: any thread.
+ * Return: 0, or -errno of open() or write().
+ */
+int ht_cfs_write(const char *bdf, const char *rel, const char *val)
+{
+	int fd = ht_cfs_open(bdf, rel, O_WRONLY);
+	ssize_t n;
+	int ret;
+
+	if (fd < 0)
+		return fd;
+	n = write(fd, val, strlen(val));
+	ret = n < 0 ? -errno : (size_t)n == strlen(val) ? 0 : -EIO;
+	close(fd);
+	return ret;
+}
+
+/**
+ * ht_cfs_read() - read one value of a device's configfs tree
+ * @bdf: PCI address
+ * @rel: path under SVOD_CONFIGFS/<bdf>/
+ * @buf: out: the text without its newline, NUL-terminated
+ * @len: bytes at @buf
+ *
+ * Context: any thread.
+ * Return: 0, or -errno.
+ */
+int ht_cfs_read(const char *bdf, const char *rel, char *buf, size_t len)
+{
+	int fd = ht_cfs_open(bdf, rel, O_RDONLY);
+	ssize_t n;
+
+	buf[0] = '\0';
+	if (fd < 0)
+		return fd;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+/**
+ * ht_cfs_mkdir() - mkdir in a device's configfs tree
+ * @bdf: PCI address
+ * @rel: path under SVOD_CONFIGFS/<bdf>/, e.g. "tiers/fast"
+ *
+ * Context: any thread.
+ * Return: 0, or -errno of mkdir().
+ */
+int ht_cfs_mkdir(const char *bdf, const char *rel)
+{
+	char path[512];
+	int ret = ht_cfs_path(path, sizeof(path), bdf, rel);
+
+	return ret ? ret : mkdir(path, 0755) ? -errno : 0;
+}
+
+/**
+ * ht_cfs_rmdir() - rmdir in a device's configfs tree
+ * @bdf: PCI address
+ * @rel: path under SVOD_CONFIGFS/<bdf>/
+ *
+ * Context: any thread.
+ * Return: 0, or -errno of rmdir().
+ */
+int ht_cfs_rmdir(const char *bdf, const char *rel)
+{
+	char path[512];
+	int ret = ht_cfs_path(path, sizeof(path), bdf, rel);
+
+	return ret ? ret : rmdir(path) ? -errno : 0;
 }
 
 /**
@@ -73,7 +177,7 @@ int ht_first_tier(int fd, struct svod_tier_info *tier)
 
 /**
  * ht_bar2_offset() - where a device address of a tier lies in its BAR 2
- * @tier: the tier (its device's svod_tiers declaration is read)
+ * @tier: the tier (its device's declaration is read from configfs)
  * @device_addr: a device address inside @tier
  * @off: out: byte offset of @device_addr in BAR 2
  *

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Helpers shared by svod's guest harness programs: device and tier lookup,
- * guard pages, a seeded PRNG, pipes, capabilities.
+ * the configfs tree of tier declarations, guard pages, a seeded PRNG, pipes, capabilities.
  */
 #ifndef SVOD_HARNESS_COMMON_H
 #define SVOD_HARNESS_COMMON_H
@@ -15,6 +15,10 @@
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 int ht_open(void);
+int ht_cfs_write(const char *bdf, const char *rel, const char *val);
+int ht_cfs_read(const char *bdf, const char *rel, char *buf, size_t len);
+int ht_cfs_mkdir(const char *bdf, const char *rel);
+int ht_cfs_rmdir(const char *bdf, const char *rel);
 const char *ht_err(int ret);
 int ht_first_tier(int fd, struct svod_tier_info *tier);
 int ht_bar2_offset(const struct svod_tier_info *tier, uint64_t device_addr, uint64_t *off);

@@ -7,9 +7,10 @@
  * in the tier asked for; STAGE/READ (CPU engine) round-trip on each BAR
  * without touching the other; a handle never frees or resolves as another
  * tier's allocation; unbinding the second device makes only its tier gone
- * and a rebind brings its default tier back; the second device's
- * svod_tiers declaration works without touching the first's. The second
- * device is left bound with its default tier.
+ * and a rebind brings its default tier back (in configfs too); the second
+ * device's declaration (its own configfs directory) works without touching
+ * the first's, and a name of the first device's tiers is refused (EEXIST).
+ * The second device is left bound with its default tier.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -101,7 +102,7 @@ static int still_holds(uint64_t handle, uint8_t seed)
 	return memcmp(want, dst, sizeof(dst)) ? -EILSEQ : 0;
 }
 
-/* @text (a svod_tiers file) declares exactly one tier, @t. */
+/* @text (a device's declaration, read back) declares exactly one tier, @t. */
 static int one_line_of(const char *text, const struct svod_tier_info *t)
 {
 	struct svod_tier_decl d;
@@ -143,7 +144,7 @@ static void test_listing(void)
 	tap_ok(present_tiers_of(bdf0) == 1 && present_tiers_of(bdf1) == 1,
 	       "query_lists_one_tier_per_device");
 	tap_ok(one_line_of(orig0, &t0) && one_line_of(orig1, &t1),
-	       "each_svod_tiers_file_lists_only_its_device");
+	       "each_configfs_device_dir_lists_only_its_tiers");
 }
 
 static void test_alloc_and_stage(void)
@@ -354,7 +355,7 @@ int main(void)
 		return tap_done();
 	if (!tap_ok(svod_tiers_read(bdf0, orig0, sizeof(orig0)) >= 0 &&
 		    svod_tiers_read(bdf1, orig1, sizeof(orig1)) >= 0,
-		    "both_svod_tiers_files_readable"))
+		    "both_configfs_declarations_readable"))
 		return tap_done();
 	tap_diag("%s: %.*s", bdf0, (int)strcspn(orig0, "\n"), orig0);
 	tap_diag("%s: %.*s", bdf1, (int)strcspn(orig1, "\n"), orig1);

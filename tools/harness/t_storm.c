@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * t_storm: threaded alloc/resolve/free storms across three tiers declared on
- * the first device's BAR 2 (through svod_tiers), two threads sharing one open
+ * the first device's BAR 2 (through configfs), two threads sharing one open
  * file and two with their own. Checks every reply (alignment, bounds,
  * reserved regions), that all live allocations of all threads are disjoint,
  * that every byte comes back (also after a storming process is SIGKILLed),

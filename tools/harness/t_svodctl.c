@@ -3,8 +3,10 @@
  * t_svodctl: the CLI in the guest. Help and usage exit codes, the one-line
  * errors with the errno name ("svodctl: alloc: ENOSPC: no space in tier 0"),
  * a `svodctl run` session (alloc, resolve, stage, read, free, stale handle),
- * `alloc --hold`, `tiers`, `declare` and `top`. Runs the svodctl that sits
- * next to this binary.
+ * `alloc --hold`, `tiers`, `declare` (the round trip of
+ * Documentation/svod.rst's example through configfs: declare, read back,
+ * a refusal that changes nothing, the original back from stdin) and `top`.
+ * Runs the svodctl that sits next to this binary.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +19,7 @@
 #include "common.h"
 #include "tap.h"
 
-#define NR_CASES	12
+#define NR_CASES	16
 
 static char svodctl[4200];
 static char out[8192], err[4096];
@@ -160,6 +162,45 @@ static void test_hold(int fd, const struct svod_tier_info *t)
 	       status == 0 && waited >= 0, "alloc_hold_keeps_bytes_until_stdin_closes");
 }
 
+/* Documentation/svod.rst, "svodctl declare": the command and its output. */
+static const char doc_declaration[] =
+	"weights bar=2 offset=0 size=48M; scratch bar=2 offset=48M size=16M "
+	"base=0x10000000 align=4K reserved=0x10000000+64K";
+static const char doc_output[] =
+	"%s:\n"
+	"weights bar=2 offset=0x0 size=0x3000000 base=0x0 align=64\n"
+	"scratch bar=2 offset=0x3000000 size=0x1000000 base=0x10000000 align=4096 "
+	"reserved=0x10000000+0x10000\n";
+
+static void test_declare_round_trip(const char *bdf)
+{
+	char orig[4096], want[4200], now[4096];
+	uint64_t bar = 0;
+	int st;
+
+	if (svod_tiers_read(bdf, orig, sizeof(orig)) < 0 || ht_bar_size(bdf, 2, &bar) ||
+	    bar != 64 << 20) {
+		tap_skip("first device's BAR 2 is not 64 MiB", "declare_documented_example");
+		tap_skip("first device's BAR 2 is not 64 MiB", "declare_refusal_erange_line");
+		tap_skip("first device's BAR 2 is not 64 MiB", "declare_refusal_changed_nothing");
+		tap_skip("first device's BAR 2 is not 64 MiB", "declare_stdin_restores_original");
+		return;
+	}
+	snprintf(want, sizeof(want), doc_output, bdf);
+	st = run(NULL, (const char *[]){ "declare", bdf, doc_declaration, NULL });
+	tap_ok(st == 0 && !strcmp(out, want), "declare_documented_example (%d)", st);
+	if (strcmp(out, want))
+		tap_diag("stdout: %s stderr: %s", out, err);
+	st = run(NULL, (const char *[]){ "declare", bdf, "big bar=2 offset=0 size=1G", NULL });
+	tap_ok(st == 1 && !strncmp(err, "svodctl: declare: ERANGE: ", 26),
+	       "declare_refusal_erange_line (%d: %.*s)", st, (int)strcspn(err, "\n"), err);
+	tap_ok(svod_tiers_read(bdf, now, sizeof(now)) >= 0 && !strcmp(now, strchr(want, '\n') + 1),
+	       "declare_refusal_changed_nothing");
+	snprintf(want, sizeof(want), "%s:\n%s", bdf, orig);
+	st = run(orig, (const char *[]){ "declare", bdf, "-", NULL });
+	tap_ok(st == 0 && !strcmp(out, want), "declare_stdin_restores_original (%d)", st);
+}
+
 int main(void)
 {
 	struct svod_tier_info t;
@@ -192,5 +233,6 @@ int main(void)
 	st = run(NULL, (const char *[]){ "top", NULL });
 	tap_ok(st == 0 && strstr(out, "PID"), "top_runs (%d)", st);
 	svod_close(fd);
+	test_declare_round_trip(t.device);
 	return tap_done();
 }

@@ -9,10 +9,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "libsvod.h"
@@ -525,8 +527,12 @@ const char *svod_strerror(int err)
 	return "unknown error";
 }
 
+/* strtoull (base 0) plus memparse's suffixes K, M, G, T, P, E, as the driver. */
 static int svod_parse_u64(const char *s, const char **end, uint64_t *val)
 {
+	static const char suffixes[] = "KMGTPE";
+	const char *suf;
+	unsigned int shift;
 	char *e;
 
 	if (*s < '0' || *s > '9')
@@ -535,6 +541,15 @@ static int svod_parse_u64(const char *s, const char **end, uint64_t *val)
 	*val = strtoull(s, &e, 0);
 	if (errno || e == s)
 		return -EINVAL;
+	suf = (*e & ~0x20) >= 'E' && (*e & ~0x20) <= 'T' ?
+	      strchr(suffixes, *e & ~0x20) : NULL;
+	if (suf) {
+		shift = 10 * (unsigned int)(suf - suffixes + 1);
+		if (*val > UINT64_MAX >> shift)
+			return -EINVAL;
+		*val <<= shift;
+		e++;
+	}
 	*end = e;
 	return 0;
 }
@@ -562,15 +577,17 @@ static int svod_parse_reserved(const char *s, const char *stop,
 }
 
 /**
- * svod_decl_parse() - parse one svod_tiers line
+ * svod_decl_parse() - parse one tier line
  * @line: "<name> bar=<n> offset=.. size=.. base=.. align=.. [reserved=..]",
  *	ended by NUL, newline or ';'
  * @decl: out: the parsed tier
  *
  * bar, offset and size must be present; base defaults to 0, align to 64
  * (as in the driver); no key may appear twice. Numbers are decimal or
- * 0x-prefixed hexadecimal. No value is range-checked here: that is the
- * driver's job (a test may want to send nonsense on purpose).
+ * 0x-prefixed hexadecimal, with an optional suffix K, M, G, T, P or E
+ * (powers of 1024, as the kernel's memparse()). No value is range-checked
+ * here: that is the driver's job (a test may want to send nonsense on
+ * purpose).
  *
  * Context: any thread.
  * Return: 0, or -EINVAL for a malformed line.
@@ -640,7 +657,44 @@ int svod_decl_parse(const char *line, struct svod_tier_decl *decl)
 }
 
 /**
- * svod_decl_format() - format one tier as an svod_tiers line
+ * svod_decl_parse_set() - parse a whole declaration: lines or ';'-separated
+ * @text: the declaration; blank lines are skipped
+ * @decls: out: up to @cap tiers, in the order given
+ * @cap: entries at @decls
+ *
+ * Context: any thread.
+ * Return: the number of tiers, or -EINVAL for a malformed line, a name
+ * given twice or more than @cap tiers.
+ */
+int svod_decl_parse_set(const char *text, struct svod_tier_decl *decls,
+			unsigned int cap)
+{
+	const char *p = text, *q;
+	unsigned int nr = 0, i;
+	int ret;
+
+	while (*p) {
+		q = p + strspn(p, " \t");
+		if (*q && *q != '\n' && *q != ';') {
+			if (nr == cap)
+				return -EINVAL;
+			ret = svod_decl_parse(p, &decls[nr]);
+			if (ret)
+				return ret;
+			for (i = 0; i < nr; i++)
+				if (!strcmp(decls[i].name, decls[nr].name))
+					return -EINVAL;
+			nr++;
+		}
+		p += strcspn(p, "\n;");
+		if (*p)
+			p++;
+	}
+	return (int)nr;
+}
+
+/**
+ * svod_decl_format() - format one tier as a line of the declaration format
  * @decl: the tier
  * @buf: out: the line, NUL-terminated, without a newline
  * @len: bytes at @buf
@@ -713,7 +767,7 @@ static int svod_sysfs_write(const char *path, const char *text)
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	/* sysfs takes one store per write(): never split the text. */
+	/* sysfs and configfs take one store per write(): never split the text. */
 	n = write(fd, text, len);
 	if (n < 0)
 		ret = -errno;
@@ -724,40 +778,376 @@ static int svod_sysfs_write(const char *path, const char *text)
 	return ret;
 }
 
-/**
- * svod_tiers_read() - read a device's tier declaration
- * @bdf: PCI address, e.g. "0000:00:04.0"
- * @buf: out: the text, NUL-terminated (one tier per line)
- * @len: bytes at @buf
- *
- * Context: any thread.
- * Return: bytes read, or -errno.
- */
-int svod_tiers_read(const char *bdf, char *buf, size_t len)
+/* Formats a path; -ENAMETOOLONG if it does not fit. */
+__attribute__((format(printf, 3, 4)))
+static int svod_path(char *buf, size_t len, const char *fmt, ...)
 {
-	char path[256];
+	va_list ap;
+	int n;
 
-	snprintf(path, sizeof(path), SVOD_SYSFS_DEVICES "/%s/svod_tiers", bdf);
-	return svod_sysfs_read(path, buf, len);
+	va_start(ap, fmt);
+	n = vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+/* A configfs value of the tier tree; -ENODATA if it was never written. */
+static int svod_cfs_read_u64(const char *dir, const char *file, uint64_t *val)
+{
+	char path[512], buf[64];
+	const char *end;
+	int ret;
+
+	ret = svod_path(path, sizeof(path), "%s/%s", dir, file);
+	if (!ret)
+		ret = svod_sysfs_read(path, buf, sizeof(buf));
+	if (ret < 0)
+		return ret;
+	if (ret == 0)
+		return -ENODATA;
+	if (svod_parse_u64(buf, &end, val) || (*end && *end != '\n'))
+		return -EINVAL;
+	return 0;
+}
+
+static int svod_cfs_write_u64(const char *dir, const char *file, uint64_t val)
+{
+	char path[512], buf[32];
+
+	snprintf(buf, sizeof(buf), "0x%" PRIx64, val);
+	return svod_path(path, sizeof(path), "%s/%s", dir, file) ?:
+	       svod_sysfs_write(path, buf);
+}
+
+static int svod_cmp_region(const void *a, const void *b)
+{
+	const struct svod_region *x = a, *y = b;
+
+	if (x->base != y->base)
+		return x->base < y->base ? -1 : 1;
+	return x->size < y->size ? -1 : x->size > y->size;
+}
+
+/* The reserved regions staged under @tier_dir/reserved, sorted by base. */
+static int svod_cfs_read_reserved(const char *tier_dir, struct svod_tier_decl *d)
+{
+	char path[512], rdir[512];
+	struct dirent *de;
+	uint64_t base, size;
+	int ret = 0;
+	DIR *dir;
+
+	if (svod_path(path, sizeof(path), "%s/reserved", tier_dir))
+		return -ENAMETOOLONG;
+	dir = opendir(path);
+	if (!dir)
+		return -errno;
+	while (!ret && (de = readdir(dir))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (d->nr_reserved == SVOD_MAX_RESERVED) {
+			ret = -E2BIG;
+			break;
+		}
+		ret = svod_path(rdir, sizeof(rdir), "%s/%s", path, de->d_name);
+		if (!ret)
+			ret = svod_cfs_read_u64(rdir, "base", &base);
+		if (!ret)
+			ret = svod_cfs_read_u64(rdir, "size", &size);
+		if (!ret) {
+			d->reserved[d->nr_reserved].base = base;
+			d->reserved[d->nr_reserved].size = size;
+			d->nr_reserved++;
+		}
+	}
+	closedir(dir);
+	qsort(d->reserved, d->nr_reserved, sizeof(d->reserved[0]), svod_cmp_region);
+	return ret;
+}
+
+static int svod_cfs_read_tier(const char *tiers, const char *name,
+			      struct svod_tier_decl *d)
+{
+	char dir[512];
+	uint64_t bar = 0;
+	int ret;
+
+	memset(d, 0, sizeof(*d));
+	if (strlen(name) >= SVOD_NAME_LEN)
+		return -ENAMETOOLONG;
+	strcpy(d->name, name);
+	ret = svod_path(dir, sizeof(dir), "%s/%s", tiers, name);
+	if (!ret)
+		ret = svod_cfs_read_u64(dir, "bar", &bar);
+	if (!ret)
+		ret = svod_cfs_read_u64(dir, "offset", &d->offset);
+	if (!ret)
+		ret = svod_cfs_read_u64(dir, "size", &d->size);
+	if (!ret)
+		ret = svod_cfs_read_u64(dir, "base", &d->base);
+	if (!ret)
+		ret = svod_cfs_read_u64(dir, "align", &d->align);
+	if (!ret && bar > UINT32_MAX)
+		ret = -EINVAL;
+	d->bar = (uint32_t)bar;
+	return ret ? ret : svod_cfs_read_reserved(dir, d);
+}
+
+static int svod_cmp_decl(const void *a, const void *b)
+{
+	const struct svod_tier_decl *x = a, *y = b;
+
+	if (x->bar != y->bar)
+		return x->bar < y->bar ? -1 : 1;
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Names of the tiers staged under @tiers (a device's tiers/ directory). */
+static int svod_cfs_tier_names(const char *tiers, char (*names)[SVOD_NAME_LEN],
+			       unsigned int cap)
+{
+	struct dirent *de;
+	unsigned int nr = 0;
+	DIR *dir;
+
+	dir = opendir(tiers);
+	if (!dir)
+		return -errno;
+	while ((de = readdir(dir))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (nr == cap || strlen(de->d_name) >= SVOD_NAME_LEN) {
+			closedir(dir);
+			return -E2BIG;
+		}
+		strcpy(names[nr++], de->d_name);
+	}
+	closedir(dir);
+	return (int)nr;
 }
 
 /**
- * svod_tiers_write() - replace a device's tier set
+ * svod_decl_read() - the tiers staged in a device's configfs directory
  * @bdf: PCI address, e.g. "0000:00:04.0"
- * @text: the new declaration: lines or ';'-separated tiers
+ * @decls: out: up to @cap tiers, sorted by BAR, then offset
+ * @cap: entries at @decls
  *
- * The text goes to the driver in a single write(); the driver applies all of
- * it or none of it.
+ * After every successful commit (and from bind on) the staged tiers are the
+ * device's live tiers.
+ *
+ * Context: any thread.
+ * Return: the number of tiers (only @cap are filled), or -errno: -ENOENT if
+ * the device is not bound or configfs not mounted at SVOD_CONFIGFS, -ENODATA
+ * if a staged tier lacks bar, offset or size, -E2BIG beyond
+ * SVOD_DECL_MAX_TIERS.
+ */
+int svod_decl_read(const char *bdf, struct svod_tier_decl *decls, unsigned int cap)
+{
+	char tiers[256], names[SVOD_DECL_MAX_TIERS][SVOD_NAME_LEN];
+	struct svod_tier_decl d;
+	int nr, i, ret;
+
+	if (svod_path(tiers, sizeof(tiers), SVOD_CONFIGFS "/%s/tiers", bdf))
+		return -ENAMETOOLONG;
+	nr = svod_cfs_tier_names(tiers, names, SVOD_DECL_MAX_TIERS);
+	for (i = 0; i < nr; i++) {
+		ret = svod_cfs_read_tier(tiers, names[i], &d);
+		if (ret)
+			return ret;
+		if ((unsigned int)i < cap)
+			decls[i] = d;
+	}
+	if (nr > 0)
+		qsort(decls, (unsigned int)nr < cap ? (unsigned int)nr : cap, sizeof(*decls),
+		      svod_cmp_decl);
+	return nr;
+}
+
+/* rmdir a staged tier's reserved regions, and the tier unless @keep. */
+static int svod_cfs_remove_tier(const char *tiers, const char *name, int keep)
+{
+	char dir[512], path[640];
+	struct dirent *de;
+	DIR *rdir;
+	int ret = 0;
+
+	if (svod_path(dir, sizeof(dir), "%s/%s/reserved", tiers, name))
+		return -ENAMETOOLONG;
+	rdir = opendir(dir);
+	if (!rdir)
+		return -errno;
+	while (!ret && (de = readdir(rdir))) {
+		if (de->d_name[0] == '.')
+			continue;
+		ret = svod_path(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (!ret && rmdir(path))
+			ret = -errno;
+	}
+	closedir(rdir);
+	if (!ret && !keep)
+		ret = svod_path(dir, sizeof(dir), "%s/%s", tiers, name);
+	if (!ret && !keep && rmdir(dir))
+		ret = -errno;
+	return ret;
+}
+
+/* mkdir (if needed) and write one staged tier, its regions replaced. */
+static int svod_cfs_stage_tier(const char *tiers, const struct svod_tier_decl *d)
+{
+	char dir[512], rdir[640];
+	uint32_t i;
+	int ret;
+
+	if (svod_path(dir, sizeof(dir), "%s/%s", tiers, d->name))
+		return -ENAMETOOLONG;
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return -errno;
+	ret = svod_cfs_write_u64(dir, "bar", d->bar);
+	if (!ret)
+		ret = svod_cfs_write_u64(dir, "offset", d->offset);
+	if (!ret)
+		ret = svod_cfs_write_u64(dir, "size", d->size);
+	if (!ret)
+		ret = svod_cfs_write_u64(dir, "base", d->base);
+	if (!ret)
+		ret = svod_cfs_write_u64(dir, "align", d->align);
+	for (i = 0; !ret && i < d->nr_reserved && i < SVOD_MAX_RESERVED; i++) {
+		ret = svod_path(rdir, sizeof(rdir), "%s/reserved/%u", dir, i);
+		if (!ret && mkdir(rdir, 0755) && errno != EEXIST)
+			ret = -errno;
+		if (!ret)
+			ret = svod_cfs_write_u64(rdir, "base", d->reserved[i].base);
+		if (!ret)
+			ret = svod_cfs_write_u64(rdir, "size", d->reserved[i].size);
+	}
+	return ret;
+}
+
+/* Make the staged tree exactly @decls: rmdir first, so limits hold. */
+static int svod_cfs_stage(const char *bdf, const struct svod_tier_decl *decls,
+			  unsigned int nr)
+{
+	char tiers[256], names[SVOD_DECL_MAX_TIERS][SVOD_NAME_LEN];
+	unsigned int i, j;
+	int nr_old, ret = 0;
+
+	if (svod_path(tiers, sizeof(tiers), SVOD_CONFIGFS "/%s/tiers", bdf))
+		return -ENAMETOOLONG;
+	nr_old = svod_cfs_tier_names(tiers, names, SVOD_DECL_MAX_TIERS);
+	if (nr_old < 0)
+		return nr_old;
+	/* Regions are rewritten from scratch: every old tier goes or is emptied. */
+	for (i = 0; !ret && i < (unsigned int)nr_old; i++) {
+		for (j = 0; j < nr && strcmp(names[i], decls[j].name); j++)
+			;
+		ret = svod_cfs_remove_tier(tiers, names[i], j < nr);
+	}
+	for (i = 0; !ret && i < nr; i++)
+		ret = svod_cfs_stage_tier(tiers, &decls[i]);
+	return ret;
+}
+
+/**
+ * svod_decl_write() - replace a device's tiers through configfs
+ * @bdf: PCI address, e.g. "0000:00:04.0"
+ * @decls: the new set
+ * @nr: entries in @decls (at most SVOD_DECL_MAX_TIERS)
+ *
+ * Stages @decls in the device's directory (rmdir of the tiers not in it,
+ * mkdir and writes of the others), then writes 1 to commit: the driver
+ * applies all of it or none of it. If staging or the commit fails, the
+ * staged tree is put back as it was, so it still shows the live set.
+ *
+ * Context: any thread; the commit needs CAP_SYS_ADMIN.
+ * Return: 0, or -errno (-EPERM, -EINVAL, -ERANGE, -EEXIST, -EBUSY, -ENOSPC
+ * for too many tiers or regions, ...).
+ */
+int svod_decl_write(const char *bdf, const struct svod_tier_decl *decls,
+		    unsigned int nr)
+{
+	struct svod_tier_decl *old;
+	char path[256];
+	int nr_old, ret;
+
+	if (nr > SVOD_DECL_MAX_TIERS)
+		return -ENOSPC;
+	old = calloc(SVOD_DECL_MAX_TIERS, sizeof(*old));
+	if (!old)
+		return -ENOMEM;
+	nr_old = svod_decl_read(bdf, old, SVOD_DECL_MAX_TIERS);
+	if (nr_old < 0 || nr_old > SVOD_DECL_MAX_TIERS) {
+		free(old);
+		return nr_old < 0 ? nr_old : -E2BIG;
+	}
+	ret = svod_cfs_stage(bdf, decls, nr);
+	if (!ret) {
+		ret = svod_path(path, sizeof(path), SVOD_CONFIGFS "/%s/commit", bdf);
+		if (!ret)
+			ret = svod_sysfs_write(path, "1");
+	}
+	if (ret)
+		svod_cfs_stage(bdf, old, (unsigned int)nr_old);
+	free(old);
+	return ret;
+}
+
+/**
+ * svod_tiers_read() - a device's tiers in the declaration format
+ * @bdf: PCI address, e.g. "0000:00:04.0"
+ * @buf: out: the text, NUL-terminated, one tier per line (svod_decl_format()),
+ *	as svod_decl_read() orders them
+ * @len: bytes at @buf
+ *
+ * Context: any thread.
+ * Return: bytes written, or -errno (see svod_decl_read(); -ENOSPC if @buf is
+ * too small).
+ */
+int svod_tiers_read(const char *bdf, char *buf, size_t len)
+{
+	struct svod_tier_decl decls[SVOD_DECL_MAX_TIERS];
+	size_t pos = 0;
+	int nr, i, n;
+
+	nr = svod_decl_read(bdf, decls, SVOD_DECL_MAX_TIERS);
+	if (nr < 0)
+		return nr;
+	if (len == 0 || nr > SVOD_DECL_MAX_TIERS)
+		return -ENOSPC;
+	buf[0] = '\0';
+	for (i = 0; i < nr; i++) {
+		n = svod_decl_format(&decls[i], buf + pos, len - pos);
+		if (n < 0 || (size_t)n + 1 >= len - pos)
+			return -ENOSPC;
+		pos += (size_t)n;
+		buf[pos++] = '\n';
+		buf[pos] = '\0';
+	}
+	return (int)pos;
+}
+
+/**
+ * svod_tiers_write() - replace a device's tiers with a text declaration
+ * @bdf: PCI address, e.g. "0000:00:04.0"
+ * @text: the new declaration: lines or ';'-separated tiers (blank: no tier)
+ *
+ * Parses @text (svod_decl_parse_set()) and applies it with
+ * svod_decl_write(): all of it or none of it.
  *
  * Context: any thread; needs CAP_SYS_ADMIN.
- * Return: 0, or -errno (-EPERM, -EINVAL, -ERANGE, -EEXIST, -EBUSY, ...).
+ * Return: 0, or -errno (-EINVAL for malformed text, and those of
+ * svod_decl_write()).
  */
 int svod_tiers_write(const char *bdf, const char *text)
 {
-	char path[256];
+	struct svod_tier_decl decls[SVOD_DECL_MAX_TIERS];
+	int nr;
 
-	snprintf(path, sizeof(path), SVOD_SYSFS_DEVICES "/%s/svod_tiers", bdf);
-	return svod_sysfs_write(path, text);
+	nr = svod_decl_parse_set(text, decls, SVOD_DECL_MAX_TIERS);
+	if (nr < 0)
+		return nr;
+	return svod_decl_write(bdf, decls, (unsigned int)nr);
 }
 
 static int svod_cmp_bdf(const void *a, const void *b)

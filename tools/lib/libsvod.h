@@ -8,11 +8,14 @@
  * valid only in the open file that issued them (and in every process that
  * shares that open file through fork() or SCM_RIGHTS).
  *
- * Besides the ioctls, the library reads and writes the sysfs tier declaration
- * of a bound device (/sys/bus/pci/devices/<bdf>/svod_tiers), whose line
- * format is
+ * Besides the ioctls, the library declares a bound device's tiers through
+ * its configfs directory (SVOD_CONFIGFS/<bdf>/: mkdir, rmdir, one value per
+ * file, then commit) and reads them back. For people it keeps one text
+ * format, one tier per line (or per ';'):
  *   <name> bar=<n> offset=0x.. size=0x.. [base=0x..] [align=<n>] [reserved=0xB+0xS,...]
- * (base defaults to 0, align to 64; reserved regions are device addresses).
+ * (base defaults to 0, align to 64; reserved regions are device addresses;
+ * numbers take the suffixes K, M, G, T, P, E as the kernel's memparse()).
+ * This library holds the only parser of that format.
  */
 #ifndef LIBSVOD_H
 #define LIBSVOD_H
@@ -25,6 +28,7 @@
 #define SVOD_SYSFS_DRIVER	"/sys/bus/pci/drivers/svod"
 #define SVOD_SYSFS_DEVICES	"/sys/bus/pci/devices"
 #define SVOD_SYSFS_PARAMS	"/sys/module/svod/parameters"
+#define SVOD_CONFIGFS		"/sys/kernel/config/svod"
 
 /* The driver's default alignment when a declaration gives none. */
 #define SVOD_DECL_DEFAULT_ALIGN	64
@@ -32,8 +36,11 @@
 /* Reserved regions one declared tier may have (the driver's limit, not ABI). */
 #define SVOD_MAX_RESERVED	8
 
-/* Longest svod_tiers line the library formats or parses. */
+/* Longest declaration line the library formats or parses. */
 #define SVOD_DECL_LINE_MAX	512
+
+/* Tiers a device may have (the driver's limit). */
+#define SVOD_DECL_MAX_TIERS	8
 
 int svod_open(void);
 int svod_open_path(const char *path);
@@ -66,7 +73,7 @@ const char *svod_errno_name(int err);
 const char *svod_strerror(int err);
 
 /**
- * struct svod_tier_decl - one tier of a device's svod_tiers declaration
+ * struct svod_tier_decl - one tier of a device's declaration
  * @name: tier name, NUL-terminated
  * @bar: PCI BAR index
  * @offset: first byte of the tier inside the BAR
@@ -74,7 +81,8 @@ const char *svod_strerror(int err);
  * @base: device-side address of the tier's first byte
  * @align: minimum alignment, a power of two
  * @nr_reserved: valid entries in @reserved
- * @reserved: reserved regions (device addresses), as written in the line
+ * @reserved: reserved regions (device addresses), in the line's order (read
+ *	back from configfs: sorted by base, then size)
  */
 struct svod_tier_decl {
 	char name[SVOD_NAME_LEN];
@@ -88,7 +96,12 @@ struct svod_tier_decl {
 };
 
 int svod_decl_parse(const char *line, struct svod_tier_decl *decl);
+int svod_decl_parse_set(const char *text, struct svod_tier_decl *decls,
+			unsigned int cap);
 int svod_decl_format(const struct svod_tier_decl *decl, char *buf, size_t len);
+int svod_decl_read(const char *bdf, struct svod_tier_decl *decls, unsigned int cap);
+int svod_decl_write(const char *bdf, const struct svod_tier_decl *decls,
+		    unsigned int nr);
 int svod_tiers_read(const char *bdf, char *buf, size_t len);
 int svod_tiers_write(const char *bdf, const char *text);
 int svod_devices(char (*bdfs)[SVOD_NAME_LEN], unsigned int cap);

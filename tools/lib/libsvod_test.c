@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Host-side test of libsvod's pure parts (no /dev/svod needed): the tier
- * declaration parser and formatter, errno names, and -errno propagation
+ * declaration parser (lines, sets, memparse suffixes) and formatter, errno names, and -errno propagation
  * from real system calls. Prints "ok - NAME" / "not ok - NAME" per check,
  * exits 1 if any failed. argv[1] names the library flavour under test.
  */
@@ -85,6 +85,33 @@ static void test_decl_malformed(void)
 	      "decl_parse_too_many_reserved_einval");
 }
 
+static void test_decl_suffixes_and_sets(void)
+{
+	struct svod_tier_decl d, set[3];
+
+	check(svod_decl_parse("t bar=2 offset=4k size=48M base=1G align=0x1000 "
+			      "reserved=1G+64K", &d) == 0 && d.offset == 4096 &&
+	      d.size == 48ULL << 20 && d.base == 1ULL << 30 && d.align == 0x1000 &&
+	      d.reserved[0].base == 1ULL << 30 && d.reserved[0].size == 64 << 10,
+	      "decl_parse_memparse_suffixes");
+	check(svod_decl_parse("t bar=2 offset=0 size=16E", &d) == -EINVAL &&
+	      svod_decl_parse("t bar=2 offset=0 size=1Q", &d) == -EINVAL &&
+	      svod_decl_parse("t bar=2 offset=0 size=15E", &d) == 0 && d.size == 15ULL << 60,
+	      "decl_parse_suffix_overflow_and_unknown_einval");
+	check(svod_decl_parse_set("a bar=2 offset=0 size=1\n\n ;b bar=2 offset=1 size=1;",
+				  set, 3) == 2 && !strcmp(set[1].name, "b") && set[1].offset == 1,
+	      "decl_parse_set_lines_semicolons_blanks");
+	check(svod_decl_parse_set("", set, 3) == 0 && svod_decl_parse_set(" \n;", set, 3) == 0,
+	      "decl_parse_set_blank_is_empty_set");
+	check(svod_decl_parse_set("a bar=2 offset=0 size=1;a bar=2 offset=1 size=1", set, 3) ==
+	      -EINVAL, "decl_parse_set_name_twice_einval");
+	check(svod_decl_parse_set("a bar=2 offset=0 size=1;b bar=2 offset=1 size=1;"
+				  "c bar=2 offset=2 size=1;d bar=2 offset=3 size=1", set, 3) ==
+	      -EINVAL, "decl_parse_set_more_than_cap_einval");
+	check(svod_decl_parse_set("a bar=2 offset=0 size=1;b bar=2", set, 3) == -EINVAL,
+	      "decl_parse_set_one_bad_line_einval");
+}
+
 static void test_errno_names(void)
 {
 	check(!strcmp(svod_errno_name(-ESTALE), "ESTALE") &&
@@ -121,6 +148,7 @@ int main(int argc, char **argv)
 		flavour = argv[1];
 	test_decl_round_trip();
 	test_decl_malformed();
+	test_decl_suffixes_and_sets();
 	test_errno_names();
 	test_syscall_errors();
 	return failed;

@@ -36,6 +36,10 @@ build_modules() {
 	if grep -q '^CONFIG_KUNIT=[ym]' "$kdir/.config" 2>/dev/null; then
 		cp "$b/src/svod_test.ko" "$b/modules/"
 	fi
+	# Debian builds configfs (svod's tier declarations) as a module.
+	if [ "$kind" = stock ]; then
+		cp "/lib/modules/$(stock_release)/kernel/fs/configfs/configfs.ko" "$b/modules/"
+	fi
 	local t
 	for t in "$top"/tools/testing/*/Kbuild; do
 		[ -f "$t" ] || continue

@@ -57,10 +57,12 @@ static const struct svodctl_cmd cmds[] = {
 	{ "read", svodctl_cmd_read, "HANDLE OFFSET LENGTH [--out F] [--cpu|--dma]",
 	  "Copy bytes out of an allocation (hex dump unless --out)." },
 	{ "declare", svodctl_cmd_declare, "[BDF [DECLARATION | -]]",
-	  "Show the tier declaration of every device (or of BDF), or replace BDF's\n"
-	  "\ttiers with DECLARATION (lines or ';'-separated; '-' reads stdin):\n"
+	  "Show the tiers of every device (or of BDF), or replace BDF's tiers\n"
+	  "\twith DECLARATION (lines or ';'-separated; '-' reads stdin):\n"
 	  "\t<name> bar=<n> offset=<off> size=<bytes> [base=<addr>] [align=<n>]\n"
-	  "\t[reserved=<base>+<size>,...]. Needs CAP_SYS_ADMIN." },
+	  "\t[reserved=<base>+<size>,...]; numbers take K, M, G suffixes. Done in\n"
+	  "\t" SVOD_CONFIGFS "/BDF/ (mkdir, rmdir, one value per file, commit).\n"
+	  "\tNeeds CAP_SYS_ADMIN." },
 	{ "run", svodctl_cmd_run, "[FILE]",
 	  "Run commands, one per line (from FILE or stdin), on one open file;\n"
 	  "\t\"%N\" is the handle of the N-th alloc, \"%\" the latest; '#' starts a comment." },

@@ -1,0 +1,445 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * svod bound devices: the list of devices, the checks of a declared tier set
+ * against a device's BARs and the other devices' tier names, and the atomic
+ * replacement of a device's tier set (a kept tier keeps its id and
+ * allocations; a replaced one is retired, which needs it to be unused).
+ * The values come from configfs.c; the tier objects are tier.c's.
+ */
+#include <linux/io.h>
+#include <linux/pci.h>
+#include <linux/string.h>
+
+#include <kunit/visibility.h>
+
+#include "dev.h"
+#include "svod.h"
+#include "tier.h"
+
+/* Every bound device (struct svod_dev.node); protected by svod_decl_lock. */
+static LIST_HEAD(svod_devices);
+
+static bool svod_ranges_overlap(u64 a, u64 a_len, u64 b, u64 b_len)
+{
+	return a < b + b_len && b < a + a_len;
+}
+
+static int svod_tier_spec_check_one(const struct svod_tier_spec *spec,
+				    const u64 *bar_len, const char **why)
+{
+	u64 end;
+
+	if (spec->bar >= PCI_STD_NUM_BARS || !bar_len[spec->bar]) {
+		*why = "BAR is not a memory BAR of the device";
+		return -EINVAL;
+	}
+	if (check_add_overflow(spec->offset, spec->size, &end) ||
+	    end > bar_len[spec->bar]) {
+		*why = "does not fit inside the BAR";
+		return -ERANGE;
+	}
+	return 0;
+}
+
+/**
+ * svod_tier_spec_check() - check a tier set against a device's BARs
+ * @specs: the tiers
+ * @nr: entries in @specs
+ * @bar_len: length of each BAR of the device, 0 if it is not a memory BAR
+ * @why: out: on failure, a static string saying why
+ * @bad: out: on failure, index of the offending tier
+ *
+ * The allocator's constructor checks the rest (size, alignment, device
+ * addresses, reserved regions) when the tier is set up.
+ *
+ * Context: any context.
+ * Return: 0; -EINVAL for a BAR that is not a memory BAR or a name used twice;
+ * -ERANGE if a tier does not fit inside its BAR; -EEXIST if two tiers overlap
+ * inside a BAR.
+ */
+int svod_tier_spec_check(const struct svod_tier_spec *specs, unsigned int nr,
+			 const u64 *bar_len, const char **why,
+			 unsigned int *bad)
+{
+	unsigned int i, j;
+	int ret;
+
+	for (i = 0; i < nr; i++) {
+		*bad = i;
+		ret = svod_tier_spec_check_one(&specs[i], bar_len, why);
+		if (ret)
+			return ret;
+		for (j = 0; j < i; j++) {
+			if (!strcmp(specs[i].name, specs[j].name)) {
+				*why = "name declared twice";
+				return -EINVAL;
+			}
+			if (specs[i].bar == specs[j].bar &&
+			    svod_ranges_overlap(specs[i].offset, specs[i].size,
+						specs[j].offset, specs[j].size)) {
+				*why = "overlaps another tier of the device";
+				return -EEXIST;
+			}
+		}
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(svod_tier_spec_check);
+
+/**
+ * svod_dev_bar_lengths() - the length of each memory BAR of a device
+ * @sdev: the device
+ * @bar_len: out: PCI_STD_NUM_BARS lengths, 0 for a BAR that is not memory
+ *
+ * Context: any context.
+ */
+void svod_dev_bar_lengths(const struct svod_dev *sdev, u64 *bar_len)
+{
+	unsigned int bar;
+
+	for (bar = 0; bar < PCI_STD_NUM_BARS; bar++)
+		bar_len[bar] = pci_resource_flags(sdev->pdev, bar) & IORESOURCE_MEM ?
+			       pci_resource_len(sdev->pdev, bar) : 0;
+}
+
+/* Maps a BAR write-combined, once, for the staging engines and scrubbing. */
+static int svod_dev_bar_map(struct svod_dev *sdev, unsigned int bar)
+{
+	struct pci_dev *pdev = sdev->pdev;
+	struct svod_bar *b = &sdev->bars[bar];
+
+	lockdep_assert_held(&svod_decl_lock);
+	if (b->wc)
+		return 0;
+	b->wc = devm_ioremap_wc(&pdev->dev, pci_resource_start(pdev, bar),
+				pci_resource_len(pdev, bar));
+	if (!b->wc)
+		return -ENOMEM;
+	b->dev = &pdev->dev;
+	b->phys = pci_resource_start(pdev, bar);
+	b->len = pci_resource_len(pdev, bar);
+	return 0;
+}
+
+static bool svod_tier_name_taken(const struct svod_dev *self, const char *name)
+{
+	const struct svod_dev *sdev;
+	const struct svod_dev_tier *tier;
+
+	lockdep_assert_held(&svod_decl_lock);
+	list_for_each_entry(sdev, &svod_devices, node) {
+		if (sdev == self)
+			continue;
+		list_for_each_entry(tier, &sdev->tiers, dev_node) {
+			if (!strcmp(tier->spec.name, name))
+				return true;
+		}
+	}
+	return false;
+}
+
+static bool svod_tier_in(const struct svod_dev_tier *tier,
+			 struct svod_dev_tier * const *set, unsigned int nr)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++) {
+		if (set[i] == tier)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A tier set being installed: @keep[i] is the current tier @specs[i]
+ * leaves as it is, @fresh[i] the tier created for it otherwise.
+ */
+struct svod_dev_set {
+	const struct svod_tier_spec *specs;
+	unsigned int nr;
+	struct svod_dev_tier *keep[SVOD_MAX_DEV_TIERS];
+	struct svod_dev_tier *fresh[SVOD_MAX_DEV_TIERS];
+};
+
+/* Step 1: refuses names of other devices' tiers, finds the tiers kept. */
+static int svod_dev_set_match(struct svod_dev *sdev, struct svod_dev_set *set)
+{
+	struct svod_dev_tier *tier;
+	unsigned int i;
+
+	for (i = 0; i < set->nr; i++) {
+		if (svod_tier_name_taken(sdev, set->specs[i].name)) {
+			dev_err(&sdev->pdev->dev, "commit: tier %s: name used by another device\n",
+				set->specs[i].name);
+			return -EEXIST;
+		}
+		list_for_each_entry(tier, &sdev->tiers, dev_node) {
+			if (svod_tier_spec_equal(&tier->spec, &set->specs[i]))
+				set->keep[i] = tier;
+		}
+	}
+	return 0;
+}
+
+/* Step 2: creates the new tiers, unpublished. */
+static int svod_dev_set_create(struct svod_dev *sdev, struct svod_dev_set *set)
+{
+	struct svod_dev_tier *tier;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < set->nr; i++) {
+		if (set->keep[i])
+			continue;
+		ret = svod_dev_bar_map(sdev, set->specs[i].bar);
+		tier = ret ? ERR_PTR(ret) : svod_dev_tier_create(sdev, &set->specs[i]);
+		if (IS_ERR(tier)) {
+			dev_err(&sdev->pdev->dev, "commit: tier %s: refused: size 0, align not a power of two, addresses wrap, reserved region outside the tier, or no memory (%ld)\n",
+				set->specs[i].name, PTR_ERR(tier));
+			return PTR_ERR(tier);
+		}
+		set->fresh[i] = tier;
+	}
+	return 0;
+}
+
+/* Undoes step 2 after a refusal. */
+static void svod_dev_set_put_fresh(struct svod_dev_set *set)
+{
+	unsigned int i;
+
+	for (i = 0; i < set->nr; i++) {
+		if (!set->fresh[i])
+			continue;
+		svod_sysfs_tier_del(set->fresh[i]);
+		svod_dev_tier_put(set->fresh[i]);
+	}
+}
+
+/*
+ * Step 3: locks every tier that goes, so none gains an allocation meanwhile;
+ * refuses (unlocking them again) if one has live allocations.
+ */
+static int svod_dev_set_lock_going(struct svod_dev *sdev, struct svod_dev_set *set)
+{
+	struct svod_dev_tier *tier, *busy = NULL;
+
+	list_for_each_entry(tier, &sdev->tiers, dev_node) {
+		if (svod_tier_in(tier, set->keep, set->nr))
+			continue;
+		svod_dev_tier_lock_retire(tier);
+		if (tier->core.nr_live && !busy)
+			busy = tier;
+	}
+	if (!busy)
+		return 0;
+
+	dev_err(&sdev->pdev->dev, "commit: tier %s: has %u live allocations\n",
+		busy->spec.name, busy->core.nr_live);
+	list_for_each_entry(tier, &sdev->tiers, dev_node) {
+		if (!svod_tier_in(tier, set->keep, set->nr))
+			svod_dev_tier_unlock_retire(tier);
+	}
+	return -EBUSY;
+}
+
+/*
+ * Drops a gone tier from its device. Separate from svod_dev_tier_mark_gone():
+ * a tier is freed here at the earliest, once no tier lock is held, as lockdep
+ * tracks several nested tier locks as one.
+ */
+static void svod_dev_tier_drop(struct svod_dev_tier *tier)
+{
+	lockdep_assert_held(&svod_decl_lock);
+
+	svod_sysfs_tier_del(tier);
+	list_del_init(&tier->dev_node);
+	svod_dev_tier_put(tier);
+}
+
+/* Step 4: retires the locked tiers, publishes the new ones, in set order. */
+static void svod_dev_set_install(struct svod_dev *sdev, struct svod_dev_set *set)
+{
+	struct svod_dev_tier *tier, *tmp;
+	unsigned int i;
+
+	list_for_each_entry(tier, &sdev->tiers, dev_node) {
+		if (!svod_tier_in(tier, set->keep, set->nr))
+			svod_dev_tier_mark_gone(tier);
+	}
+	list_for_each_entry_safe(tier, tmp, &sdev->tiers, dev_node) {
+		if (!svod_tier_in(tier, set->keep, set->nr))
+			svod_dev_tier_drop(tier);
+	}
+	for (i = 0; i < set->nr; i++) {
+		tier = set->keep[i] ? set->keep[i] : set->fresh[i];
+		if (set->fresh[i])
+			svod_dev_tier_publish(tier);
+		list_move_tail(&tier->dev_node, &sdev->tiers);
+	}
+}
+
+static int svod_dev_set_tiers_locked(struct svod_dev *sdev,
+				     const struct svod_tier_spec *specs,
+				     unsigned int nr)
+{
+	struct svod_dev_set *set;
+	int ret;
+
+	lockdep_assert_held(&svod_decl_lock);
+	if (WARN_ON(nr > SVOD_MAX_DEV_TIERS))
+		return -EINVAL;
+	set = kzalloc(sizeof(*set), GFP_KERNEL);
+	if (!set)
+		return -ENOMEM;
+	set->specs = specs;
+	set->nr = nr;
+
+	ret = svod_dev_set_match(sdev, set);
+	if (!ret)
+		ret = svod_dev_set_create(sdev, set);
+	if (!ret)
+		ret = svod_dev_set_lock_going(sdev, set);
+	if (ret)
+		svod_dev_set_put_fresh(set);
+	else
+		svod_dev_set_install(sdev, set);
+	kfree(set);
+	return ret;
+}
+
+/**
+ * svod_dev_set_tiers() - atomically replace a device's tier set
+ * @sdev: the device
+ * @specs: the new set (reserved regions sorted), checked here by
+ *	svod_tier_spec_check()
+ * @nr: entries in @specs, at most SVOD_MAX_DEV_TIERS
+ *
+ * A tier whose declaration is unchanged stays as it is (same id, same
+ * allocations). Every other current tier is retired, which needs it to have
+ * no live allocation. Each refusal logs one dev_err line saying why.
+ *
+ * Context: process context; takes svod_decl_lock and the retired tiers' locks.
+ * Return: 0; an errno of svod_tier_spec_check(); -EEXIST if a name is used by
+ * another device's tier; -EBUSY if a tier that would be replaced or removed
+ * has live allocations; -ENOMEM; -EINVAL if the allocator refuses a tier.
+ * The set is unchanged on failure.
+ */
+int svod_dev_set_tiers(struct svod_dev *sdev, const struct svod_tier_spec *specs,
+		       unsigned int nr)
+{
+	u64 bar_len[PCI_STD_NUM_BARS];
+	const char *why;
+	unsigned int bad;
+	int ret;
+
+	svod_dev_bar_lengths(sdev, bar_len);
+	ret = svod_tier_spec_check(specs, nr, bar_len, &why, &bad);
+	if (ret) {
+		dev_err(&sdev->pdev->dev, "commit: tier %s: %s\n",
+			specs[bad].name, why);
+		return ret;
+	}
+
+	mutex_lock(&svod_decl_lock);
+	ret = svod_dev_set_tiers_locked(sdev, specs, nr);
+	mutex_unlock(&svod_decl_lock);
+	return ret;
+}
+
+/**
+ * svod_dev_get_specs() - the declarations of a device's current tiers
+ * @sdev: the device
+ * @specs: out: up to @max declarations, in set order
+ * @max: entries @specs holds
+ *
+ * Context: process context; takes svod_decl_lock.
+ * Return: the number of tiers (at most SVOD_MAX_DEV_TIERS).
+ */
+int svod_dev_get_specs(struct svod_dev *sdev, struct svod_tier_spec *specs,
+		       unsigned int max)
+{
+	const struct svod_dev_tier *tier;
+	unsigned int n = 0;
+
+	mutex_lock(&svod_decl_lock);
+	list_for_each_entry(tier, &sdev->tiers, dev_node) {
+		if (n < max)
+			specs[n] = tier->spec;
+		n++;
+	}
+	mutex_unlock(&svod_decl_lock);
+	return n;
+}
+
+/**
+ * svod_dev_register() - add a device and give it its default tier
+ * @sdev: the device, its kobj_dir set up
+ *
+ * The default tier covers the whole of BAR 2 (device base 0, align 64) and is
+ * named "bar2", or "bar2-<pci name with ':' as '-'>" if another device already
+ * has a "bar2". A device without a memory BAR 2 starts with no tier.
+ *
+ * Context: process context; takes svod_decl_lock.
+ * Return: 0, or an errno of svod_dev_set_tiers(); the device is not added
+ * on failure.
+ */
+int svod_dev_register(struct svod_dev *sdev)
+{
+	struct svod_tier_spec spec = {
+		.bar = SVOD_DEFAULT_BAR,
+		.align = SVOD_DEFAULT_ALIGN,
+	};
+	u64 bar_len[PCI_STD_NUM_BARS];
+	int ret = 0;
+
+	svod_dev_bar_lengths(sdev, bar_len);
+	spec.size = bar_len[SVOD_DEFAULT_BAR];
+
+	mutex_lock(&svod_decl_lock);
+	list_add_tail(&sdev->node, &svod_devices);
+	if (!spec.size)
+		goto unlock;
+
+	strscpy(spec.name, "bar2", sizeof(spec.name));
+	if (svod_tier_name_taken(sdev, spec.name)) {
+		snprintf(spec.name, sizeof(spec.name), "bar2-%s",
+			 pci_name(sdev->pdev));
+		strreplace(spec.name, ':', '-');
+	}
+	ret = svod_dev_set_tiers_locked(sdev, &spec, 1);
+	if (ret)
+		list_del(&sdev->node);
+unlock:
+	mutex_unlock(&svod_decl_lock);
+	return ret;
+}
+
+/**
+ * svod_dev_unregister() - retire every tier of a device that is going away
+ * @sdev: the device
+ *
+ * Waits for transfers in flight on each tier, zeroes the ranges of its live
+ * allocations (their owners can no longer free them while the BAR is there),
+ * then marks it gone: from then on calls on it fail with -ENODEV and nothing
+ * touches the BAR. Allocations stay until their owners free them or close.
+ *
+ * Context: process context; takes svod_decl_lock and each tier's locks.
+ */
+void svod_dev_unregister(struct svod_dev *sdev)
+{
+	struct svod_dev_tier *tier, *tmp;
+	struct svod_allocation *alloc;
+
+	mutex_lock(&svod_decl_lock);
+	list_del(&sdev->node);
+	list_for_each_entry_safe(tier, tmp, &sdev->tiers, dev_node) {
+		svod_dev_tier_lock_retire(tier);
+		list_for_each_entry(alloc, &tier->live, tier_link)
+			svod_dev_tier_scrub(tier, alloc->node->start,
+					    alloc->node->size);
+		svod_dev_tier_mark_gone(tier);
+		svod_dev_tier_drop(tier);
+	}
+	mutex_unlock(&svod_decl_lock);
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * svod bound devices: the device list, each device's tier set and its
+ * atomic replacement, and the checks of a declaration against a device.
+ */
+#ifndef SVOD_DEV_H
+#define SVOD_DEV_H
+
+#include <linux/list.h>
+#include <linux/pci.h>
+#include <linux/types.h>
+
+#include "stage.h"
+#include "tier.h"
+
+struct kobject;
+struct svod_cfs_dev;
+
+/* Tiers one device may declare. */
+#define SVOD_MAX_DEV_TIERS	8
+
+/* The default tier of a newly bound device. */
+#define SVOD_DEFAULT_BAR	2
+#define SVOD_DEFAULT_ALIGN	64
+
+/**
+ * struct svod_dev - one bound PCI device
+ * @pdev: the device
+ * @node: entry in the device list
+ * @tiers: the device's current tiers (struct svod_dev_tier.dev_node)
+ * @bars: the BARs tiers use, mapped write-combined (devm-managed) when the
+ *	first tier in them is declared; .wc is NULL for the others
+ * @kobj_dir: the "svod" directory under the device in sysfs
+ * @cfs: the device's directory in configfs
+ *
+ * Every member but @pdev, @kobj_dir and @cfs is protected by svod_decl_lock.
+ */
+struct svod_dev {
+	struct pci_dev *pdev;
+	struct list_head node;
+	struct list_head tiers;
+	struct svod_bar bars[PCI_STD_NUM_BARS];
+	struct kobject *kobj_dir;
+	struct svod_cfs_dev *cfs;
+};
+
+int svod_tier_spec_check(const struct svod_tier_spec *specs, unsigned int nr,
+			 const u64 *bar_len, const char **why,
+			 unsigned int *bad);
+void svod_dev_bar_lengths(const struct svod_dev *sdev, u64 *bar_len);
+int svod_dev_set_tiers(struct svod_dev *sdev, const struct svod_tier_spec *specs,
+		       unsigned int nr);
+int svod_dev_get_specs(struct svod_dev *sdev, struct svod_tier_spec *specs,
+		       unsigned int max);
+int svod_dev_register(struct svod_dev *sdev);
+void svod_dev_unregister(struct svod_dev *sdev);
+
+#endif /* SVOD_DEV_H */

@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * svod tier objects (struct svod_dev_tier): creation from a declaration,
+ * publication in the id registry svod_tier_xa, lookup by id with a
+ * reference, scrubbing through the BAR mapping, and retirement (marking a
+ * tier gone so nothing touches its BAR again). Which tiers a device has, and
+ * when they are replaced, is dev.c's business.
+ */
+#include <linux/ctype.h>
+#include <linux/io.h>
+#include <linux/sched.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/string.h>
+
+#include <kunit/visibility.h>
+
+#include "dev.h"
+#include "svod.h"
+#include "tier.h"
+
+/* Scrub in chunks so a large range never hogs the CPU. */
+#define SVOD_SCRUB_CHUNK	SZ_1M
+
+/* Next tier id to try; ids are allocated cyclically so they are not reused soon. */
+static u32 svod_next_tier_id;
+
+/**
+ * svod_tier_name_valid() - is this a name a tier may have?
+ * @name: NUL-terminated
+ *
+ * Context: any context.
+ * Return: true for 1 to SVOD_NAME_LEN - 1 characters of [A-Za-z0-9_.-].
+ */
+bool svod_tier_name_valid(const char *name)
+{
+	size_t len = strnlen(name, SVOD_NAME_LEN);
+	size_t i;
+
+	if (!len || len >= SVOD_NAME_LEN)
+		return false;
+	for (i = 0; i < len; i++) {
+		if (!isalnum(name[i]) && !strchr("_.-", name[i]))
+			return false;
+	}
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(svod_tier_name_valid);
+
+static int svod_region_cmp(const void *a, const void *b)
+{
+	const struct svod_tier_region *x = a, *y = b;
+
+	if (x->base != y->base)
+		return x->base < y->base ? -1 : 1;
+	if (x->size != y->size)
+		return x->size < y->size ? -1 : 1;
+	return 0;
+}
+
+/**
+ * svod_tier_spec_sort_reserved() - put reserved regions in canonical order
+ * @spec: the declaration
+ *
+ * Regions are kept sorted by base, then size, so two declarations of the
+ * same regions compare equal whatever order they were written in.
+ *
+ * Context: any context.
+ */
+void svod_tier_spec_sort_reserved(struct svod_tier_spec *spec)
+{
+	sort(spec->reserved, spec->nr_reserved, sizeof(spec->reserved[0]),
+	     svod_region_cmp, NULL);
+}
+EXPORT_SYMBOL_IF_KUNIT(svod_tier_spec_sort_reserved);
+
+/**
+ * svod_tier_spec_equal() - do two declarations describe the same tier?
+ * @a: one declaration
+ * @b: the other
+ *
+ * Context: any context.
+ * Return: true if every field (reserved regions in order) is the same.
+ */
+bool svod_tier_spec_equal(const struct svod_tier_spec *a,
+			  const struct svod_tier_spec *b)
+{
+	return !strcmp(a->name, b->name) && a->bar == b->bar &&
+	       a->offset == b->offset && a->size == b->size &&
+	       a->base == b->base && a->align == b->align &&
+	       a->nr_reserved == b->nr_reserved &&
+	       !memcmp(a->reserved, b->reserved,
+		       a->nr_reserved * sizeof(a->reserved[0]));
+}
+EXPORT_SYMBOL_IF_KUNIT(svod_tier_spec_equal);
+
+/**
+ * svod_dev_tier_create() - a new tier of a device, not yet published
+ * @sdev: the device; the tier's BAR is mapped
+ * @spec: the declaration
+ *
+ * The tier's id is reserved (lookups see nothing until
+ * svod_dev_tier_publish()) and its sysfs directory added. The caller owns
+ * the one reference and drops it with svod_dev_tier_put() if the tier is
+ * never published.
+ *
+ * Context: process context; svod_decl_lock held.
+ * Return: the tier, or ERR_PTR(-ENOMEM), ERR_PTR(-EINVAL) if the allocator
+ * refuses the declaration (size 0, align not a power of two, addresses
+ * wrap, a reserved region outside the tier), or an errno of xa_alloc_cyclic()
+ * or kobject_add().
+ */
+struct svod_dev_tier *svod_dev_tier_create(struct svod_dev *sdev,
+					   const struct svod_tier_spec *spec)
+{
+	struct svod_dev_tier *tier;
+	int ret;
+
+	lockdep_assert_held(&svod_decl_lock);
+	tier = kzalloc(sizeof(*tier), GFP_KERNEL_ACCOUNT);
+	if (!tier)
+		return ERR_PTR(-ENOMEM);
+	kref_init(&tier->ref);
+	tier->spec = *spec;
+	strscpy(tier->device, pci_name(sdev->pdev), sizeof(tier->device));
+	tier->sdev = sdev;
+	INIT_LIST_HEAD(&tier->dev_node);
+	init_rwsem(&tier->io_sem);
+	mutex_init(&tier->lock);
+	INIT_LIST_HEAD(&tier->live);
+
+	ret = svod_tier_init(&tier->core, spec->base, spec->size, spec->align,
+			     spec->reserved, spec->nr_reserved,
+			     GFP_KERNEL_ACCOUNT);
+	if (ret)
+		goto free_tier;
+
+	ret = xa_alloc_cyclic(&svod_tier_xa, &tier->id, NULL, xa_limit_31b,
+			      &svod_next_tier_id, GFP_KERNEL);
+	if (ret < 0)
+		goto fini_core;
+
+	ret = svod_sysfs_tier_add(tier, sdev->kobj_dir);
+	if (ret)
+		goto release_id;
+	return tier;
+
+release_id:
+	xa_erase(&svod_tier_xa, tier->id);
+fini_core:
+	svod_tier_fini(&tier->core);
+free_tier:
+	mutex_destroy(&tier->lock);
+	kfree(tier);
+	return ERR_PTR(ret);
+}
+
+/**
+ * svod_dev_tier_publish() - make a created tier reachable by its id
+ * @tier: a tier of svod_dev_tier_create()
+ *
+ * Context: process context; svod_decl_lock held.
+ */
+void svod_dev_tier_publish(struct svod_dev_tier *tier)
+{
+	lockdep_assert_held(&svod_decl_lock);
+	/* Storing into a reserved index cannot fail. */
+	xa_store(&svod_tier_xa, tier->id, tier, GFP_KERNEL);
+}
+
+static void svod_dev_tier_release(struct kref *ref)
+{
+	struct svod_dev_tier *tier = container_of(ref, struct svod_dev_tier, ref);
+
+	xa_erase(&svod_tier_xa, tier->id);
+	WARN_ON(!list_empty(&tier->live));
+	svod_tier_fini(&tier->core);
+	mutex_destroy(&tier->lock);
+	kfree(tier);
+}
+
+/**
+ * svod_dev_tier_put() - drop a reference to a tier
+ * @tier: the tier
+ *
+ * Context: process context; takes svod_tier_xa's lock on the last reference.
+ */
+void svod_dev_tier_put(struct svod_dev_tier *tier)
+{
+	kref_put(&tier->ref, svod_dev_tier_release);
+}
+
+/**
+ * svod_dev_tier_get_by_id() - look a tier up by its id
+ * @id: the id, as SVOD_IOCTL_QUERY reports it
+ *
+ * Context: any context; takes svod_tier_xa's lock.
+ * Return: the tier with a reference the caller drops with
+ * svod_dev_tier_put(), or NULL if no tier has that id. The tier may be gone.
+ */
+struct svod_dev_tier *svod_dev_tier_get_by_id(u32 id)
+{
+	struct svod_dev_tier *tier;
+
+	xa_lock(&svod_tier_xa);
+	tier = xa_load(&svod_tier_xa, id);
+	if (tier && !kref_get_unless_zero(&tier->ref))
+		tier = NULL;
+	xa_unlock(&svod_tier_xa);
+	return tier;
+}
+
+/**
+ * svod_dev_tier_next() - the next tier in id order, for walks over all tiers
+ * @id: in: the first id to consider; out: the id of the tier returned
+ *
+ * Context: any context; takes svod_tier_xa's lock.
+ * Return: the tier with a reference the caller drops with
+ * svod_dev_tier_put(), or NULL after the last one. The tier may be gone.
+ */
+struct svod_dev_tier *svod_dev_tier_next(unsigned long *id)
+{
+	struct svod_dev_tier *tier;
+
+	xa_lock(&svod_tier_xa);
+	xa_for_each_start(&svod_tier_xa, *id, tier, *id) {
+		if (kref_get_unless_zero(&tier->ref))
+			break;
+	}
+	xa_unlock(&svod_tier_xa);
+	return tier;
+}
+
+/**
+ * svod_dev_tier_scrub() - zero a range of a tier through its mapping
+ * @tier: the tier, not gone
+ * @start: first device address
+ * @size: bytes
+ *
+ * The zeros are posted to the device (wmb()) before this returns.
+ *
+ * Context: process context; @tier's io_sem held; may sleep.
+ */
+void svod_dev_tier_scrub(struct svod_dev_tier *tier, u64 start, u64 size)
+{
+	void __iomem *p;
+
+	lockdep_assert_held(&tier->io_sem);
+	p = tier->sdev->bars[tier->spec.bar].wc + tier->spec.offset +
+	    (start - tier->spec.base);
+	while (size) {
+		size_t chunk = min_t(u64, size, SVOD_SCRUB_CHUNK);
+
+		memset_io(p, 0, chunk);
+		p += chunk;
+		size -= chunk;
+		cond_resched();
+	}
+	/* Drain the write-combining buffers before the range is reused. */
+	wmb();
+}
+
+/**
+ * svod_dev_tier_lock_retire() - stop a tier's transfers and allocations
+ * @tier: a tier of a device
+ *
+ * Waits for transfers in flight and holds off new ones and new allocations
+ * until svod_dev_tier_mark_gone() or svod_dev_tier_unlock_retire().
+ *
+ * Context: process context; svod_decl_lock held (several tiers may be locked
+ * at once under it); takes @tier's io_sem for write and its lock.
+ */
+void svod_dev_tier_lock_retire(struct svod_dev_tier *tier)
+{
+	down_write_nest_lock(&tier->io_sem, &svod_decl_lock);
+	mutex_lock_nest_lock(&tier->lock, &svod_decl_lock);
+}
+
+/**
+ * svod_dev_tier_unlock_retire() - give up retiring a tier
+ * @tier: a tier locked by svod_dev_tier_lock_retire()
+ *
+ * Context: process context; releases @tier's locks.
+ */
+void svod_dev_tier_unlock_retire(struct svod_dev_tier *tier)
+{
+	mutex_unlock(&tier->lock);
+	up_write(&tier->io_sem);
+}
+
+/**
+ * svod_dev_tier_mark_gone() - retire a tier and unlock it
+ * @tier: a tier locked by svod_dev_tier_lock_retire()
+ *
+ * From here on nothing touches the tier's BAR: calls on it fail with
+ * -ENODEV. The tier is freed when its last reference goes.
+ *
+ * Context: process context; releases @tier's locks.
+ */
+void svod_dev_tier_mark_gone(struct svod_dev_tier *tier)
+{
+	lockdep_assert_held_write(&tier->io_sem);
+	lockdep_assert_held(&tier->lock);
+
+	WRITE_ONCE(tier->gone, true);
+	tier->sdev = NULL;
+	svod_dev_tier_unlock_retire(tier);
+}

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * svod tier objects: a tier of a bound device as userspace reaches it by id
+ * (SVOD_IOCTL_QUERY, ALLOC, ...), and the declaration it was made from.
+ */
+#ifndef SVOD_TIER_H
+#define SVOD_TIER_H
+
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/rwsem.h>
+#include <linux/types.h>
+
+#include <linux/svod.h>
+
+#include "core/tier.h"
+#include "stage.h"
+
+struct kobject;
+struct svod_dev;
+
+/* Reserved regions one tier may have (not an ABI limit). */
+#define SVOD_MAX_RESERVED	8
+
+/**
+ * struct svod_tier_spec - one tier as an administrator declares it
+ * @name: NUL-terminated, 1 to SVOD_NAME_LEN - 1 of [A-Za-z0-9_.-]
+ * @bar: BAR index
+ * @offset: byte offset of the tier inside the BAR
+ * @size: bytes
+ * @base: device-side address of the tier's first byte
+ * @align: minimum alignment of allocations, a power of two
+ * @nr_reserved: valid entries in @reserved
+ * @reserved: reserved regions, in device addresses, inside the tier, sorted
+ *	by base then size (svod_tier_spec_sort_reserved())
+ */
+struct svod_tier_spec {
+	char name[SVOD_NAME_LEN];
+	unsigned int bar;
+	u64 offset;
+	u64 size;
+	u64 base;
+	u64 align;
+	unsigned int nr_reserved;
+	struct svod_tier_region reserved[SVOD_MAX_RESERVED];
+};
+
+/**
+ * struct svod_dev_tier - a tier of a bound device, as userspace names it
+ * @ref: one reference for the device's tier set, one per allocation, one
+ *	for the sysfs directory, and short ones for lookups
+ * @id: stable id in svod_tier_xa
+ * @spec: the declaration
+ * @device: NUL-terminated name of the PCI device that declared the tier
+ * @sdev: the owning device; NULL once @gone
+ * @kobj: the tier's sysfs directory (svod/<id>), NULL once retired
+ * @dev_node: entry in @sdev's tier list (svod_decl_lock)
+ * @io_sem: held for read around every access to the tier's BAR (scrub,
+ *	STAGE, READ); held for write while the tier is retired, so the BAR is
+ *	not touched once @gone is set
+ * @lock: protects @core and @live
+ * @gone: the device was removed or the tier was replaced; set with both
+ *	@io_sem (write) and @lock held, stable for holders of either
+ * @core: the allocator
+ * @live: live allocations (struct svod_allocation.tier_link)
+ * @stats: bytes moved by each staging engine (atomics)
+ */
+struct svod_dev_tier {
+	struct kref ref;
+	u32 id;
+	struct svod_tier_spec spec;
+	char device[SVOD_NAME_LEN];
+	struct svod_dev *sdev;
+	struct kobject *kobj;
+	struct list_head dev_node;
+	/* Protects BAR access (read) against retirement (write). */
+	struct rw_semaphore io_sem;
+	/* Protects @core and @live. */
+	struct mutex lock;
+	bool gone;
+	struct svod_tier core;
+	struct list_head live;
+	struct svod_stage_stats stats;
+};
+
+bool svod_tier_name_valid(const char *name);
+void svod_tier_spec_sort_reserved(struct svod_tier_spec *spec);
+bool svod_tier_spec_equal(const struct svod_tier_spec *a,
+			  const struct svod_tier_spec *b);
+
+struct svod_dev_tier *svod_dev_tier_create(struct svod_dev *sdev,
+					   const struct svod_tier_spec *spec);
+void svod_dev_tier_publish(struct svod_dev_tier *tier);
+void svod_dev_tier_put(struct svod_dev_tier *tier);
+struct svod_dev_tier *svod_dev_tier_get_by_id(u32 id);
+struct svod_dev_tier *svod_dev_tier_next(unsigned long *id);
+void svod_dev_tier_scrub(struct svod_dev_tier *tier, u64 start, u64 size);
+void svod_dev_tier_lock_retire(struct svod_dev_tier *tier);
+void svod_dev_tier_unlock_retire(struct svod_dev_tier *tier);
+void svod_dev_tier_mark_gone(struct svod_dev_tier *tier);
+
+#endif /* SVOD_TIER_H */
