@@ -31,7 +31,7 @@
 #include <linux/svod.h>
 
 #include "core/handle.h"
-#include "core/tier.h"
+#include "core/range.h"
 #include "stage.h"
 #include "alloc.h"
 #include "file.h"
@@ -65,7 +65,7 @@ struct svod_tier_spec {
 	u64 base;
 	u64 align;
 	unsigned int nr_reserved;
-	struct svod_tier_region reserved[SVOD_MAX_RESERVED];
+	struct svod_range_region reserved[SVOD_MAX_RESERVED];
 };
 
 /**
@@ -120,7 +120,7 @@ struct svod_dev_tier {
 	/* Protects @core and @live. */
 	struct mutex lock;
 	bool gone;
-	struct svod_tier core;
+	struct svod_range core;
 	struct list_head live;
 	struct svod_stage_stats stats;
 };

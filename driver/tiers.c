@@ -74,7 +74,7 @@ static int svod_parse_reserved(char *val, struct svod_tier_spec *spec)
 	char *item;
 
 	while ((item = strsep(&val, ",")) != NULL) {
-		struct svod_tier_region *r;
+		struct svod_range_region *r;
 		char *plus = strchr(item, '+');
 
 		if (!plus || spec->nr_reserved == SVOD_MAX_RESERVED)
@@ -312,7 +312,7 @@ static void svod_dev_tier_release(struct kref *ref)
 
 	xa_erase(&svod_tier_xa, tier->id);
 	WARN_ON(!list_empty(&tier->live));
-	svod_tier_fini(&tier->core);
+	svod_range_fini(&tier->core);
 	mutex_destroy(&tier->lock);
 	kfree(tier);
 }
@@ -443,9 +443,9 @@ static struct svod_dev_tier *svod_dev_tier_create(struct svod_dev *sdev,
 	mutex_init(&tier->lock);
 	INIT_LIST_HEAD(&tier->live);
 
-	ret = svod_tier_init(&tier->core, spec->base, spec->size, spec->align,
-			     spec->reserved, spec->nr_reserved,
-			     GFP_KERNEL_ACCOUNT);
+	ret = svod_range_init(&tier->core, spec->base, spec->size, spec->align,
+			      spec->reserved, spec->nr_reserved,
+			      GFP_KERNEL_ACCOUNT);
 	if (ret)
 		goto free_tier;
 
@@ -462,7 +462,7 @@ static struct svod_dev_tier *svod_dev_tier_create(struct svod_dev *sdev,
 release_id:
 	xa_erase(&svod_tier_xa, tier->id);
 fini_core:
-	svod_tier_fini(&tier->core);
+	svod_range_fini(&tier->core);
 free_tier:
 	mutex_destroy(&tier->lock);
 	kfree(tier);
@@ -726,8 +726,8 @@ void svod_dev_unregister(struct svod_dev *sdev)
 		down_write(&tier->io_sem);
 		mutex_lock(&tier->lock);
 		list_for_each_entry(alloc, &tier->live, tier_link)
-			svod_dev_tier_scrub(tier, alloc->node->start,
-					    alloc->node->size);
+			svod_dev_tier_scrub(tier, alloc->node.start,
+					    alloc->node.size);
 		svod_dev_tier_mark_gone(tier);
 		svod_dev_tier_drop(tier);
 	}
