@@ -101,6 +101,25 @@ static void svod_range_set_hole(struct svod_range *r,
 	svod_range_hole_cb_propagate(&node->rb_hole, NULL);
 }
 
+/*
+ * The hole at @from's end becomes @size bytes at @to's end, with no other
+ * hole in between: @to takes @from's place in the tree, which keeps its
+ * order, and only the subtree maxima above it change. This saves an erase
+ * and an insert on the common insert (no head fragment) and remove (no
+ * hole in front) paths.
+ */
+static void svod_range_move_hole(struct svod_range_node *from,
+				 struct svod_range_node *to, u64 size,
+				 struct svod_range *r)
+{
+	rb_replace_node(&from->rb_hole, &to->rb_hole, &r->holes);
+	RB_CLEAR_NODE(&from->rb_hole);
+	to->subtree_max_hole = from->subtree_max_hole;
+	from->hole_size = 0;
+	to->hole_size = size;
+	svod_range_hole_cb_propagate(&to->rb_hole, NULL);
+}
+
 /* Leftmost hole of size >= @size in the subtree at @rb, or NULL. */
 static struct svod_range_node *svod_range_first_large(struct rb_node *rb,
 						      u64 size)
@@ -363,8 +382,12 @@ int svod_range_insert(struct svod_range *r, struct svod_range_node *node,
 	RB_CLEAR_NODE(&node->rb_hole);
 	list_add(&node->link, &hole->link);
 	/* The head fragment stays @hole's; the tail becomes @node's hole. */
-	svod_range_set_hole(r, hole, start - svod_range_hole_start(hole));
-	svod_range_set_hole(r, node, hole_end - (start + size));
+	if (start == svod_range_hole_start(hole) && hole_end > start + size) {
+		svod_range_move_hole(hole, node, hole_end - (start + size), r);
+	} else {
+		svod_range_set_hole(r, hole, start - svod_range_hole_start(hole));
+		svod_range_set_hole(r, node, hole_end - (start + size));
+	}
 
 	r->free_bytes -= size;
 	r->live_bytes += size;
@@ -390,15 +413,20 @@ EXPORT_SYMBOL_IF_KUNIT(svod_range_insert);
 void svod_range_remove(struct svod_range *r, struct svod_range_node *node)
 {
 	struct svod_range_node *prev;
+	u64 merged;
 
 	if (WARN_ON(!svod_range_node_allocated(node)))
 		return;
 	prev = list_entry(node->link.prev, struct svod_range_node, link);
-	if (node->hole_size)
-		svod_range_rm_hole(r, node);
+	merged = prev->hole_size + node->size + node->hole_size;
 	list_del(&node->link);
-	svod_range_set_hole(r, prev,
-			    prev->hole_size + node->size + node->hole_size);
+	if (!prev->hole_size && node->hole_size) {
+		svod_range_move_hole(node, prev, merged, r);
+	} else {
+		if (node->hole_size)
+			svod_range_rm_hole(r, node);
+		svod_range_set_hole(r, prev, merged);
+	}
 	node->hole_size = 0;
 	node->flags &= ~SVOD_RANGE_NODE_ALLOCATED;
 
