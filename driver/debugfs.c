@@ -39,8 +39,8 @@ static void svod_state_show_file(struct seq_file *m, struct svod_file *sf)
 		   pid_nr(sf->pid), sf->comm, sf->handles.nr_live);
 	while ((alloc = svod_handle_next(&sf->handles, &pos, &handle)))
 		seq_printf(m, "  alloc 0x%llx tier=%u addr=0x%llx size=0x%llx\n",
-			   handle, alloc->tier->id, alloc->node.start,
-			   alloc->node.size);
+			   handle, alloc->tier->id, svod_allocation_start(alloc),
+			   svod_allocation_size(alloc));
 	mutex_unlock(&sf->lock);
 }
 

@@ -726,8 +726,8 @@ void svod_dev_unregister(struct svod_dev *sdev)
 		down_write(&tier->io_sem);
 		mutex_lock(&tier->lock);
 		list_for_each_entry(alloc, &tier->live, tier_link)
-			svod_dev_tier_scrub(tier, alloc->node.start,
-					    alloc->node.size);
+			svod_dev_tier_scrub(tier, svod_allocation_start(alloc),
+					    svod_allocation_size(alloc));
 		svod_dev_tier_mark_gone(tier);
 		svod_dev_tier_drop(tier);
 	}
