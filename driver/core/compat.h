@@ -40,7 +40,9 @@
 /**
  * svod_yield() - let a long loop give up the CPU and notice a fatal signal
  *
- * Called by long-running loops (planning, staging) every few thousand steps.
+ * Called by the planner's long loops every few thousand steps. (Staging
+ * stops between chunks on any pending signal, not only a fatal one: its
+ * own helper in stage.c.)
  *
  * Context: process context, may sleep.
  * Return: 0 to go on, -EINTR when the current task has a fatal signal
