@@ -29,7 +29,7 @@ static void svod_allocation_release(struct kref *ref)
 				    svod_allocation_size(alloc));
 	mutex_lock(&tier->lock);
 	list_del(&alloc->tier_link);
-	svod_tier_free(&tier->core, alloc->node);
+	svod_range_remove(&tier->core, &alloc->node);
 	mutex_unlock(&tier->lock);
 	up_read(&tier->io_sem);
 
@@ -83,8 +83,7 @@ static int svod_allocation_place(struct svod_allocation *alloc,
 	if (tier->gone)
 		ret = -ENODEV;
 	else
-		ret = svod_tier_alloc(&tier->core, size, align,
-				      GFP_KERNEL_ACCOUNT, &alloc->node);
+		ret = svod_range_insert(&tier->core, &alloc->node, size, align);
 	if (!ret)
 		list_add_tail(&alloc->tier_link, &tier->live);
 	mutex_unlock(&tier->lock);
@@ -98,7 +97,7 @@ static void svod_allocation_unplace(struct svod_allocation *alloc)
 
 	mutex_lock(&tier->lock);
 	list_del(&alloc->tier_link);
-	svod_tier_free(&tier->core, alloc->node);
+	svod_range_remove(&tier->core, &alloc->node);
 	mutex_unlock(&tier->lock);
 }
 

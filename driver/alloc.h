@@ -10,7 +10,7 @@
 #include <linux/list.h>
 #include <linux/types.h>
 
-#include "core/tier.h"
+#include "core/range.h"
 
 struct svod_dev_tier;
 struct svod_file;
@@ -20,26 +20,26 @@ struct svod_file;
  * @ref: one reference for the handle, one per transfer in flight; the range
  *	is scrubbed and returned to the tier when the last one goes
  * @tier: the tier (holds a reference)
- * @node: the range in @tier's allocator
+ * @node: the range in @tier's allocator, embedded (svod_range_insert())
  * @tier_link: entry in @tier's live list (@tier's lock)
  */
 struct svod_allocation {
 	struct kref ref;
 	struct svod_dev_tier *tier;
-	struct svod_tier_node *node;
+	struct svod_range_node node;
 	struct list_head tier_link;
 };
 
 /* Device address of the allocation's first byte. */
 static inline u64 svod_allocation_start(const struct svod_allocation *alloc)
 {
-	return alloc->node->start;
+	return alloc->node.start;
 }
 
 /* Bytes in the allocation. */
 static inline u64 svod_allocation_size(const struct svod_allocation *alloc)
 {
-	return alloc->node->size;
+	return alloc->node.size;
 }
 
 void svod_allocation_put(struct svod_allocation *alloc);

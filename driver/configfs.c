@@ -111,7 +111,7 @@ struct svod_cfs_region {
 	struct config_item item;
 	struct svod_cfs_tier *tier;
 	struct list_head node;
-	struct svod_tier_region region;
+	struct svod_range_region region;
 	unsigned long set;
 };
 

@@ -6,7 +6,6 @@
  */
 #include <linux/debugfs.h>
 #include <linux/pid.h>
-#include <linux/rbtree.h>
 #include <linux/seq_file.h>
 
 #include "svod.h"
@@ -15,20 +14,17 @@ static struct dentry *svod_debugfs_root;
 
 static void svod_state_show_tier(struct seq_file *m, struct svod_dev_tier *tier)
 {
-	struct rb_node *rb;
+	struct svod_range_node *pos;
+	u64 start, size;
 
 	mutex_lock(&tier->lock);
 	seq_printf(m, "tier %u %s device=%s base=0x%llx capacity=0x%llx free=0x%llx largest=0x%llx live=%u%s\n",
 		   tier->id, tier->spec.name, tier->device, tier->spec.base,
 		   tier->spec.size, tier->core.free_bytes,
-		   svod_tier_largest_free(&tier->core), tier->core.nr_live,
+		   svod_range_largest_free(&tier->core), tier->core.nr_live,
 		   tier->gone ? " gone" : "");
-	for (rb = rb_first(&tier->core.free); rb; rb = rb_next(rb)) {
-		const struct svod_tier_node *span =
-			rb_entry(rb, struct svod_tier_node, rb);
-
-		seq_printf(m, "  free 0x%llx+0x%llx\n", span->start, span->size);
-	}
+	svod_range_for_each_free(pos, &tier->core, start, size)
+		seq_printf(m, "  free 0x%llx+0x%llx\n", start, size);
 	mutex_unlock(&tier->lock);
 }
 
@@ -43,8 +39,8 @@ static void svod_state_show_file(struct seq_file *m, struct svod_file *sf)
 		   pid_nr(sf->pid), sf->comm, sf->handles.nr_live);
 	while ((alloc = svod_handle_next(&sf->handles, &pos, &handle)))
 		seq_printf(m, "  alloc 0x%llx tier=%u addr=0x%llx size=0x%llx\n",
-			   handle, alloc->tier->id, alloc->node->start,
-			   alloc->node->size);
+			   handle, alloc->tier->id, svod_allocation_start(alloc),
+			   svod_allocation_size(alloc));
 	mutex_unlock(&sf->lock);
 }
 

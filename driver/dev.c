@@ -436,8 +436,8 @@ void svod_dev_unregister(struct svod_dev *sdev)
 	list_for_each_entry_safe(tier, tmp, &sdev->tiers, dev_node) {
 		svod_dev_tier_lock_retire(tier);
 		list_for_each_entry(alloc, &tier->live, tier_link)
-			svod_dev_tier_scrub(tier, alloc->node->start,
-					    alloc->node->size);
+			svod_dev_tier_scrub(tier, svod_allocation_start(alloc),
+					    svod_allocation_size(alloc));
 		svod_dev_tier_mark_gone(tier);
 		svod_dev_tier_drop(tier);
 	}

@@ -34,7 +34,7 @@ static void svod_tier_fill_info(struct svod_dev_tier *tier,
 	if (tier->gone)
 		info->flags |= SVOD_TIER_GONE;
 	info->free_bytes = tier->core.free_bytes;
-	info->largest_free = svod_tier_largest_free(&tier->core);
+	info->largest_free = svod_range_largest_free(&tier->core);
 	info->reserved_bytes = tier->core.reserved_bytes;
 	info->nr_free_spans = tier->core.nr_free_spans;
 	info->nr_live = tier->core.nr_live;

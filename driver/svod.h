@@ -34,7 +34,7 @@
 #include <linux/svod.h>
 
 #include "core/handle.h"
-#include "core/tier.h"
+#include "core/range.h"
 #include "alloc.h"
 #include "dev.h"
 #include "file.h"

@@ -56,7 +56,7 @@ static ssize_t _name##_show(struct kobject *kobj,			\
 static struct kobj_attribute svod_attr_##_name = __ATTR_RO(_name)
 
 SVOD_TIER_STAT_ATTR(free_bytes, tier->core.free_bytes);
-SVOD_TIER_STAT_ATTR(largest_free, svod_tier_largest_free(&tier->core));
+SVOD_TIER_STAT_ATTR(largest_free, svod_range_largest_free(&tier->core));
 SVOD_TIER_STAT_ATTR(reserved_bytes, tier->core.reserved_bytes);
 SVOD_TIER_STAT_ATTR(nr_live, tier->core.nr_live);
 SVOD_TIER_STAT_ATTR(nr_free_spans, tier->core.nr_free_spans);

@@ -50,7 +50,7 @@ EXPORT_SYMBOL_IF_KUNIT(svod_tier_name_valid);
 
 static int svod_region_cmp(const void *a, const void *b)
 {
-	const struct svod_tier_region *x = a, *y = b;
+	const struct svod_range_region *x = a, *y = b;
 
 	if (x->base != y->base)
 		return x->base < y->base ? -1 : 1;
@@ -130,9 +130,9 @@ struct svod_dev_tier *svod_dev_tier_create(struct svod_dev *sdev,
 	mutex_init(&tier->lock);
 	INIT_LIST_HEAD(&tier->live);
 
-	ret = svod_tier_init(&tier->core, spec->base, spec->size, spec->align,
-			     spec->reserved, spec->nr_reserved,
-			     GFP_KERNEL_ACCOUNT);
+	ret = svod_range_init(&tier->core, spec->base, spec->size, spec->align,
+			      spec->reserved, spec->nr_reserved,
+			      GFP_KERNEL_ACCOUNT);
 	if (ret)
 		goto free_tier;
 
@@ -149,7 +149,7 @@ struct svod_dev_tier *svod_dev_tier_create(struct svod_dev *sdev,
 release_id:
 	xa_erase(&svod_tier_xa, tier->id);
 fini_core:
-	svod_tier_fini(&tier->core);
+	svod_range_fini(&tier->core);
 free_tier:
 	mutex_destroy(&tier->lock);
 	kfree(tier);
@@ -175,7 +175,7 @@ static void svod_dev_tier_release(struct kref *ref)
 
 	xa_erase(&svod_tier_xa, tier->id);
 	WARN_ON(!list_empty(&tier->live));
-	svod_tier_fini(&tier->core);
+	svod_range_fini(&tier->core);
 	mutex_destroy(&tier->lock);
 	kfree(tier);
 }

@@ -14,7 +14,7 @@
 
 #include <linux/svod.h>
 
-#include "core/tier.h"
+#include "core/range.h"
 #include "stage.h"
 
 struct kobject;
@@ -43,7 +43,7 @@ struct svod_tier_spec {
 	u64 base;
 	u64 align;
 	unsigned int nr_reserved;
-	struct svod_tier_region reserved[SVOD_MAX_RESERVED];
+	struct svod_range_region reserved[SVOD_MAX_RESERVED];
 };
 
 /**
@@ -79,7 +79,7 @@ struct svod_dev_tier {
 	/* Protects @core and @live. */
 	struct mutex lock;
 	bool gone;
-	struct svod_tier core;
+	struct svod_range core;
 	struct list_head live;
 	struct svod_stage_stats stats;
 };

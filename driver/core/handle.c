@@ -235,7 +235,8 @@ EXPORT_SYMBOL_IF_KUNIT(svod_handle_next);
  *	 @gen + 1 (never going back keeps freed handles stale)
  *
  * Lets tests reach the generation wrap without 16 million allocations. Built
- * only with the KUnit suites and in the userspace library.
+ * (and exported to svod_test.ko) only when the target kernel has KUnit, and
+ * always in the userspace library.
  *
  * Context: any; the caller serialises calls on @tbl.
  * Return: 0 on success; -EINVAL if @slot is not a free slot or @gen is out

@@ -134,7 +134,7 @@ static int svod_plan_pair(struct svod_plan_ctx *c)
 		const struct svod_plan_event *e = &c->ev[i];
 
 		if (i % SVOD_PLAN_YIELD_EVENTS == SVOD_PLAN_YIELD_EVENTS - 1) {
-			err = svod_plan_yield();
+			err = svod_yield();
 			if (err)
 				goto free_ids;
 		}
@@ -187,7 +187,7 @@ static int svod_plan_tlsf(struct svod_plan_ctx *c, u64 *offsets, u64 *peak, u32 
 		const struct svod_plan_event *e = &c->ev[i];
 
 		if (i % SVOD_PLAN_YIELD_EVENTS == SVOD_PLAN_YIELD_EVENTS - 1) {
-			err = svod_plan_yield();
+			err = svod_yield();
 			if (err)
 				break;
 		}
@@ -237,17 +237,6 @@ static int svod_plan_item_cmp(const void *a, const void *b)
 	return x->first < y->first ? -1 : x->first > y->first;
 }
 
-/* round_up(n, align) for any align >= 1; U64_MAX if it does not fit. */
-static u64 svod_plan_round_up(u64 n, u64 align)
-{
-	u64 rem;
-
-	div64_u64_rem(n, align, &rem);
-	if (rem && check_add_overflow(n, align - rem, &n))
-		return U64_MAX;
-	return n;
-}
-
 /*
  * Place @it in the smallest gap, among the items already placed that are
  * live at the same time, that holds it aligned; above them all otherwise.
@@ -263,7 +252,7 @@ static u64 svod_plan_best_offset(const struct svod_plan_item *items, u32 head,
 
 		if (o->first >= it->last || it->first >= o->last)
 			continue;
-		at = svod_plan_round_up(prev_end, it->align);
+		at = svod_round_up(prev_end, it->align);
 		if (o->offset >= at && o->offset - at >= it->size &&
 		    o->offset - prev_end < best_gap) {
 			best_gap = o->offset - prev_end;
@@ -273,7 +262,7 @@ static u64 svod_plan_best_offset(const struct svod_plan_item *items, u32 head,
 			end = U64_MAX;
 		prev_end = max(prev_end, end);
 	}
-	return best_gap != U64_MAX ? best : svod_plan_round_up(prev_end, it->align);
+	return best_gap != U64_MAX ? best : svod_round_up(prev_end, it->align);
 }
 
 /* Link @it (index @k) into the offset-ordered list at @head. */
@@ -319,7 +308,7 @@ static int svod_plan_best(struct svod_plan_ctx *c, u64 *offsets, u64 *peak, u32 
 
 	for (i = 0; i < k; i++) {
 		if (i % 64 == 63) {
-			err = svod_plan_yield();
+			err = svod_yield();
 			if (err)
 				goto free_items;
 		}

@@ -13,14 +13,14 @@
 #ifndef SVOD_CORE_PLAN_H
 #define SVOD_CORE_PLAN_H
 
-#include "plan_compat.h"
+#include "compat.h"
 #include <linux/svod.h>
 
 /* Hard cap on events per call; the ioctl's own limit may only be lower. */
 #define SVOD_PLAN_MAX_EVENTS		BIT(24)
 /* SVOD_PLAN_BEST costs O(allocs^2): it refuses traces with more allocs. */
 #define SVOD_PLAN_BEST_MAX_ALLOCS	BIT(14)
-/* Steps between two svod_plan_yield() calls. */
+/* Steps between two svod_yield() calls. */
 #define SVOD_PLAN_YIELD_EVENTS		4096
 
 /**

@@ -185,16 +185,6 @@ static void svod_tlsf_merge_right(struct svod_tlsf *t, struct svod_tlsf_block *b
 		b->next->prev = b;
 }
 
-static u64 svod_tlsf_round_up(u64 n, u64 align)
-{
-	u64 rem;
-
-	if (is_power_of_2(align))
-		return (n + align - 1) & ~(align - 1);
-	div64_u64_rem(n, align, &rem);
-	return rem ? n + (align - rem) : n;
-}
-
 /**
  * svod_tlsf_init() - set up an allocator over [0, @arena_size)
  * @t: the allocator
@@ -307,7 +297,7 @@ int svod_tlsf_alloc(struct svod_tlsf *t, u64 size, u64 align,
 	if (!b)
 		return -ENOSPC;
 
-	aligned = svod_tlsf_round_up(b->start, align);
+	aligned = svod_round_up(b->start, align);
 	if (aligned != b->start) {
 		b = svod_tlsf_split(t, b, aligned - b->start);
 		if (!b)

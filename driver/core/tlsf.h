@@ -13,7 +13,7 @@
 #ifndef SVOD_CORE_TLSF_H
 #define SVOD_CORE_TLSF_H
 
-#include "plan_compat.h"
+#include "compat.h"
 
 /* lv2_cnt above this is refused: buckets cost memory even when empty. */
 #define SVOD_TLSF_MAX_LV2_CNT	256

@@ -25,6 +25,7 @@ unsigned long svod_diff_ops;
 
 #define MAX_REGIONS	5
 #define NR_STALE	16
+#define NR_SPARE	8
 
 struct reader {
 	const u8 *p;
@@ -46,69 +47,117 @@ static u64 rd(struct reader *r, unsigned int bytes)
 	return v;
 }
 
+/*
+ * One allocation record, the way svod_allocation embeds its node: the
+ * handle table's object. The model's placement is kept next to it.
+ */
 struct rec {
-	u64 start;
-	u64 size;
+	struct svod_range_node node;
+	u64 mstart;
+	u64 msize;
 };
 
 struct state {
-	struct svod_tier tier;
+	struct svod_range range;
 	struct svod_handle_table tbl;
-	struct model_tier mt;
+	struct model_range mr;
 	struct model_handles mh;
-	struct rec *recs;	/* the model's record of each slot's allocation */
-	u32 nr_recs;
+	struct rec *spare[NR_SPARE];	/* removed records, inserted again */
+	unsigned int nr_spare;
 	u64 stale[NR_STALE];	/* recently freed handles */
 	unsigned int nr_stale;
 };
 
 static u64 check_subtree(struct rb_node *rb)
 {
-	struct svod_tier_node *node;
+	struct svod_range_node *node;
 	u64 max, l, r;
 
 	if (!rb)
 		return 0;
-	node = rb_entry(rb, struct svod_tier_node, rb);
+	node = rb_entry(rb, struct svod_range_node, rb_hole);
+	EXPECT(node->hole_size, "empty hole in the hole tree at %#llx",
+	       (unsigned long long)node->start);
 	l = check_subtree(rb->rb_left);
 	r = check_subtree(rb->rb_right);
-	max = node->size;
+	max = node->hole_size;
 	if (l > max)
 		max = l;
 	if (r > max)
 		max = r;
-	EXPECT(node->subtree_max == max, "subtree_max %#llx, want %#llx at %#llx",
-	       (unsigned long long)node->subtree_max, (unsigned long long)max,
+	EXPECT(node->subtree_max_hole == max, "subtree_max_hole %#llx, want %#llx at %#llx",
+	       (unsigned long long)node->subtree_max_hole, (unsigned long long)max,
 	       (unsigned long long)node->start);
 	return max;
 }
 
-static void check_tier(const struct state *s)
+/* The node list: address order, holes exact, every node where it belongs. */
+static void check_nodes(const struct svod_range *t)
 {
-	const struct svod_tier *t = &s->tier;
-	const struct model_tier *m = &s->mt;
-	const struct svod_tier_node *node;
-	u64 sum = 0, largest = 0, prev_end = 0;
-	struct rb_node *rb;
+	const struct svod_range_node *node, *next;
+	u64 live = 0, holes = 0, reserved = 0;
+	u32 nr_live = 0, nr_holes = 0;
+
+	EXPECT(t->head.start == t->base && !t->head.size && !t->head.flags,
+	       "head sentinel moved");
+	for (node = &t->head; ; node = next) {
+		next = list_entry(node->link.next, struct svod_range_node, link);
+		EXPECT(next->link.prev == &node->link, "list links broken");
+		EXPECT(node->hole_size == (next == &t->head ?
+					   t->base + t->capacity : next->start) -
+		       (node->start + node->size),
+		       "hole after %#llx is %#llx", (unsigned long long)node->start,
+		       (unsigned long long)node->hole_size);
+		EXPECT(!node->hole_size == RB_EMPTY_NODE(&node->rb_hole),
+		       "node at %#llx: hole %#llx, in the hole tree %d",
+		       (unsigned long long)node->start,
+		       (unsigned long long)node->hole_size,
+		       !RB_EMPTY_NODE(&node->rb_hole));
+		holes += node->hole_size;
+		nr_holes += !!node->hole_size;
+		if (node != &t->head && svod_range_node_allocated(node)) {
+			live += node->size;
+			nr_live++;
+		} else {
+			reserved += node->size;
+		}
+		if (next == &t->head)
+			break;
+		EXPECT(next->start >= node->start + node->size,
+		       "nodes overlap or are out of order at %#llx",
+		       (unsigned long long)next->start);
+	}
+	EXPECT(holes == t->free_bytes && nr_holes == t->nr_free_spans,
+	       "hole counters off");
+	EXPECT(live == t->live_bytes && nr_live == t->nr_live, "live counters off");
+	EXPECT(reserved == t->reserved_bytes, "reserved_bytes off");
+}
+
+static void check_range(const struct state *s)
+{
+	const struct svod_range *t = &s->range;
+	const struct model_range *m = &s->mr;
+	struct svod_range_node *pos;
+	u64 sum = 0, largest = 0, prev_end = 0, start, size;
 	size_t i = 0;
 
-	for (rb = rb_first(&t->free); rb; rb = rb_next(rb), i++) {
-		node = rb_entry(rb, struct svod_tier_node, rb);
-		EXPECT(node->size, "empty span at %#llx", (unsigned long long)node->start);
-		EXPECT(node->start >= t->base &&
-		       node->start + node->size <= t->base + t->capacity,
-		       "span outside the tier");
-		EXPECT(!i || node->start > prev_end,
+	svod_range_for_each_free(pos, t, start, size) {
+		EXPECT(size, "empty span at %#llx", (unsigned long long)start);
+		EXPECT(start == pos->start + pos->size, "span does not follow its node");
+		EXPECT(start >= t->base && start + size <= t->base + t->capacity,
+		       "span outside the range");
+		EXPECT(!i || start > prev_end,
 		       "spans not sorted, disjoint and coalesced at %#llx",
-		       (unsigned long long)node->start);
-		EXPECT(i < m->nr_spans && m->spans[i].start == node->start &&
-		       m->spans[i].end == node->start + node->size,
+		       (unsigned long long)start);
+		EXPECT(i < m->nr_spans && m->spans[i].start == start &&
+		       m->spans[i].end == start + size,
 		       "span %zu [%#llx +%#llx) differs from the model", i,
-		       (unsigned long long)node->start, (unsigned long long)node->size);
-		prev_end = node->start + node->size;
-		sum += node->size;
-		if (node->size > largest)
-			largest = node->size;
+		       (unsigned long long)start, (unsigned long long)size);
+		prev_end = start + size;
+		sum += size;
+		if (size > largest)
+			largest = size;
+		i++;
 	}
 	EXPECT(i == m->nr_spans, "%zu spans, model has %zu", i, m->nr_spans);
 	EXPECT(i == t->nr_free_spans, "nr_free_spans %u, counted %zu", t->nr_free_spans, i);
@@ -116,8 +165,9 @@ static void check_tier(const struct state *s)
 	EXPECT(t->live_bytes == m->live_bytes && t->nr_live == m->nr_live, "live counters off");
 	EXPECT(t->free_bytes + t->live_bytes + t->reserved_bytes == t->capacity,
 	       "free + live + reserved != capacity");
-	EXPECT(check_subtree(t->free.rb_node) == largest, "root subtree_max off");
-	EXPECT(svod_tier_largest_free(t) == largest, "largest_free off");
+	EXPECT(check_subtree(t->holes.rb_node) == largest, "root subtree_max_hole off");
+	EXPECT(svod_range_largest_free(t) == largest, "largest_free off");
+	check_nodes(t);
 }
 
 static void check_handles(const struct state *s)
@@ -145,25 +195,13 @@ static void check_handles(const struct state *s)
 
 static void check(const struct state *s)
 {
-	check_tier(s);
+	check_range(s);
 	check_handles(s);
 }
 
 static void remember_stale(struct state *s, u64 handle)
 {
 	s->stale[s->nr_stale++ % NR_STALE] = handle;
-}
-
-static void set_rec(struct state *s, u32 id, u64 start, u64 size)
-{
-	if (id >= s->nr_recs) {
-		s->nr_recs = id + 1;
-		s->recs = realloc(s->recs, s->nr_recs * sizeof(*s->recs));
-		if (!s->recs)
-			abort();
-	}
-	s->recs[id].start = start;
-	s->recs[id].size = size;
 }
 
 static u64 pick_size(struct state *s, struct reader *r)
@@ -174,11 +212,11 @@ static u64 pick_size(struct state *s, struct reader *r)
 	case 1: case 2: case 3:
 		return rd(r, 2) + 1;
 	case 4:
-		return (rd(r, 1) + 1) * s->tier.align;
+		return (rd(r, 1) + 1) * s->range.align;
 	case 5:
 		return rd(r, 8);
 	case 6:
-		return s->tier.capacity - rd(r, 1);
+		return s->range.capacity - rd(r, 1);
 	default:
 		return 0;
 	}
@@ -190,7 +228,7 @@ static u64 pick_align(struct state *s, struct reader *r)
 	case 0: case 1:
 		return 0;
 	case 2:
-		return s->tier.align;
+		return s->range.align;
 	case 3:
 		return 1ULL << (rd(r, 1) % 64);
 	case 4:
@@ -211,54 +249,86 @@ static bool arm_failure(struct reader *r)
 	return true;
 }
 
+/* A zeroed record, or one removed earlier (a node may be inserted again). */
+static struct rec *get_rec(struct state *s, struct reader *r)
+{
+	struct rec *rec;
+
+	if (s->nr_spare && rd(r, 1) % 2) {
+		rec = s->spare[--s->nr_spare];
+		EXPECT(!svod_range_node_allocated(&rec->node), "removed node still allocated");
+		return rec;
+	}
+	rec = calloc(1, sizeof(*rec));
+	if (!rec)
+		abort();
+	return rec;
+}
+
+static void put_rec(struct state *s, struct rec *rec)
+{
+	if (s->nr_spare < NR_SPARE)
+		s->spare[s->nr_spare++] = rec;
+	else
+		free(rec);
+}
+
+/* Remove @rec from the range and the model; insert/remove never allocate. */
+static void remove_rec(struct state *s, struct rec *rec)
+{
+	svod_compat_fail_countdown = 0;
+	svod_range_remove(&s->range, &rec->node);
+	EXPECT(svod_compat_fail_countdown == 0, "remove allocated");
+	svod_compat_fail_countdown = -1;
+	EXPECT(!svod_range_node_allocated(&rec->node), "removed node still allocated");
+	model_range_free(&s->mr, rec->mstart, rec->msize);
+	put_rec(s, rec);
+}
+
 static void op_alloc(struct state *s, struct reader *r)
 {
 	u64 size = pick_size(s, r), align = pick_align(s, r);
-	struct svod_tier_node *node;
-	bool armed = arm_failure(r);
+	struct rec *rec = get_rec(s, r);
 	u64 mstart, h, mh;
 	int err, merr;
+	bool armed;
 
-	err = svod_tier_alloc(&s->tier, size, align, GFP_KERNEL, &node);
-	if (err == -ENOMEM) {
-		EXPECT(armed, "-ENOMEM without injection");
-		svod_compat_fail_countdown = -1;
-		check_tier(s);	/* unchanged: the model has not moved yet */
-		EXPECT(!model_tier_alloc(&s->mt, size, align, &mstart),
-		       "-ENOMEM where the model fails");
-		model_tier_free(&s->mt, mstart, size);
-		return;
-	}
-	merr = model_tier_alloc(&s->mt, size, align, &mstart);
+	/* Armed to fail the very next allocation: insert must not make one. */
+	svod_compat_fail_countdown = 0;
+	err = svod_range_insert(&s->range, &rec->node, size, align);
+	EXPECT(svod_compat_fail_countdown == 0, "insert allocated");
+	svod_compat_fail_countdown = -1;
+	merr = model_range_alloc(&s->mr, size, align, &mstart);
 	EXPECT(err == merr, "alloc(%#llx, align %#llx): %d, model %d",
 	       (unsigned long long)size, (unsigned long long)align, err, merr);
+	EXPECT(svod_range_node_allocated(&rec->node) == !err, "allocated flag off");
 	if (err) {
-		svod_compat_fail_countdown = -1;
+		put_rec(s, rec);
 		return;
 	}
-	EXPECT(node->start == mstart && node->size == size,
-	       "placed at %#llx, model at %#llx", (unsigned long long)node->start,
+	EXPECT(rec->node.start == mstart && rec->node.size == size,
+	       "placed at %#llx, model at %#llx", (unsigned long long)rec->node.start,
 	       (unsigned long long)mstart);
+	rec->mstart = mstart;
+	rec->msize = size;
 
-	err = svod_handle_alloc(&s->tbl, node, GFP_KERNEL, &h);
+	armed = arm_failure(r);
+	err = svod_handle_alloc(&s->tbl, rec, GFP_KERNEL, &h);
 	svod_compat_fail_countdown = -1;
 	if (err == -ENOMEM) {
 		EXPECT(armed, "-ENOMEM without injection");
 		check_handles(s);
-		svod_tier_free(&s->tier, node);
-		model_tier_free(&s->mt, mstart, size);
+		remove_rec(s, rec);
 		return;
 	}
-	merr = model_handle_alloc(&s->mh, node, &mh);
+	merr = model_handle_alloc(&s->mh, rec, &mh);
 	EXPECT(err == merr, "handle alloc: %d, model %d", err, merr);
 	if (err) {
-		svod_tier_free(&s->tier, node);
-		model_tier_free(&s->mt, mstart, size);
+		remove_rec(s, rec);
 		return;
 	}
 	EXPECT(h == mh, "handle %#llx, model %#llx", (unsigned long long)h,
 	       (unsigned long long)mh);
-	set_rec(s, svod_handle_slot(h), mstart, size);
 }
 
 /* The model's @idx-th live handle (in slot order). */
@@ -274,17 +344,15 @@ static u64 live_handle(const struct state *s, u32 idx)
 
 static void free_handle(struct state *s, u64 h)
 {
-	struct svod_tier_node *node;
-	u32 id = svod_handle_slot(h);
+	struct rec *rec;
 	void *obj, *mobj;
 
 	EXPECT(!svod_handle_free(&s->tbl, h, &obj), "free of a live handle failed");
 	EXPECT(!model_handle_free(&s->mh, h, &mobj) && obj == mobj, "model free differs");
-	node = obj;
-	EXPECT(node->start == s->recs[id].start && node->size == s->recs[id].size,
-	       "live record differs from the model's");
-	svod_tier_free(&s->tier, node);
-	model_tier_free(&s->mt, s->recs[id].start, s->recs[id].size);
+	rec = obj;
+	EXPECT(rec->node.start == rec->mstart && rec->node.size == rec->msize,
+	       "live node differs from the model's record");
+	remove_rec(s, rec);
 	remember_stale(s, h);
 }
 
@@ -379,7 +447,7 @@ static u64 fraction(u64 x, u64 num, unsigned int shift)
 
 static int setup(struct state *s, struct reader *r)
 {
-	struct svod_tier_region regions[MAX_REGIONS];
+	struct svod_range_region regions[MAX_REGIONS];
 	u64 base, capacity, align;
 	unsigned int nr, i;
 	u8 sel = rd(r, 1), a;
@@ -426,9 +494,9 @@ static int setup(struct state *s, struct reader *r)
 	model_handles_init(&s->mh, s->tbl.tag, s->tbl.max_live);
 
 	armed = arm_failure(r);
-	err = svod_tier_init(&s->tier, base, capacity, align, regions, nr, GFP_KERNEL);
+	err = svod_range_init(&s->range, base, capacity, align, regions, nr, GFP_KERNEL);
 	svod_compat_fail_countdown = -1;
-	merr = model_tier_init(&s->mt, base, capacity, align, regions, nr);
+	merr = model_range_init(&s->mr, base, capacity, align, regions, nr);
 	if (err == -ENOMEM) {
 		EXPECT(armed && !merr, "init -ENOMEM where the model says %d", merr);
 		return err;
@@ -478,12 +546,13 @@ void svod_core_diff(const uint8_t *data, size_t len)
 		free_handle(&s, h);
 		check(&s);
 	}
-	EXPECT(s.tier.free_bytes + s.tier.reserved_bytes == s.tier.capacity,
+	EXPECT(s.range.free_bytes + s.range.reserved_bytes == s.range.capacity,
 	       "bytes lost after releasing everything");
-	svod_tier_fini(&s.tier);
+	svod_range_fini(&s.range);
 fini_models:
-	model_tier_fini(&s.mt);
+	model_range_fini(&s.mr);
 	svod_handle_table_fini(&s.tbl);
 	model_handles_fini(&s.mh);
-	free(s.recs);
+	while (s.nr_spare)
+		free(s.spare[--s.nr_spare]);
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Differential driver: decodes a byte string into a tier set-up and a
+ * Differential driver: decodes a byte string into a range set-up and a
  * sequence of operations, runs them on the core and on the model, and
  * aborts (a finding for libFuzzer) on the first difference or broken
  * invariant.

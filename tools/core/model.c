@@ -8,7 +8,7 @@
 #include <string.h>
 #include "model.h"
 
-static void model_push(struct model_tier *m, u64 start, u64 end)
+static void model_push(struct model_range *m, u64 start, u64 end)
 {
 	if (m->nr_spans == m->cap_spans) {
 		m->cap_spans = m->cap_spans ? 2 * m->cap_spans : 16;
@@ -21,8 +21,8 @@ static void model_push(struct model_tier *m, u64 start, u64 end)
 	m->nr_spans++;
 }
 
-int model_tier_init(struct model_tier *m, u64 base, u64 capacity, u64 align,
-		    const struct svod_tier_region *reserved, unsigned int nr)
+int model_range_init(struct model_range *m, u64 base, u64 capacity, u64 align,
+		    const struct svod_range_region *reserved, unsigned int nr)
 {
 	unsigned __int128 end = (unsigned __int128)base + capacity;
 	struct model_span *old;
@@ -71,7 +71,7 @@ int model_tier_init(struct model_tier *m, u64 base, u64 capacity, u64 align,
 	return 0;
 }
 
-void model_tier_fini(struct model_tier *m)
+void model_range_fini(struct model_range *m)
 {
 	free(m->spans);
 	memset(m, 0, sizeof(*m));
@@ -84,7 +84,7 @@ static int model_span_cmp(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-int model_tier_alloc(struct model_tier *m, u64 size, u64 align, u64 *start)
+int model_range_alloc(struct model_range *m, u64 size, u64 align, u64 *start)
 {
 	struct model_span span;
 	size_t i;
@@ -120,7 +120,7 @@ int model_tier_alloc(struct model_tier *m, u64 size, u64 align, u64 *start)
 	return -ENOSPC;
 }
 
-void model_tier_free(struct model_tier *m, u64 start, u64 size)
+void model_range_free(struct model_range *m, u64 start, u64 size)
 {
 	size_t i, n = 0;
 

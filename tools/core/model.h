@@ -9,7 +9,7 @@
 #define SVOD_TOOLS_CORE_MODEL_H
 
 #include <stddef.h>
-#include "tier.h"
+#include "range.h"
 #include "handle.h"
 
 struct model_span {
@@ -17,7 +17,7 @@ struct model_span {
 	u64 end;
 };
 
-struct model_tier {
+struct model_range {
 	u64 base;
 	u64 capacity;
 	u64 align;
@@ -44,11 +44,11 @@ struct model_handles {
 	u32 nr_free_ids;
 };
 
-int model_tier_init(struct model_tier *m, u64 base, u64 capacity, u64 align,
-		    const struct svod_tier_region *reserved, unsigned int nr);
-void model_tier_fini(struct model_tier *m);
-int model_tier_alloc(struct model_tier *m, u64 size, u64 align, u64 *start);
-void model_tier_free(struct model_tier *m, u64 start, u64 size);
+int model_range_init(struct model_range *m, u64 base, u64 capacity, u64 align,
+		    const struct svod_range_region *reserved, unsigned int nr);
+void model_range_fini(struct model_range *m);
+int model_range_alloc(struct model_range *m, u64 size, u64 align, u64 *start);
+void model_range_free(struct model_range *m, u64 start, u64 size);
 
 void model_handles_init(struct model_handles *m, u16 tag, u32 max_live);
 void model_handles_fini(struct model_handles *m);

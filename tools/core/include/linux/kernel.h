@@ -9,8 +9,11 @@
 #include <stddef.h>
 #include <linux/compiler.h>
 
+/* driver/core/compat.h may define it first (with the same meaning). */
+#ifndef container_of
 #define container_of(ptr, type, member) ({				\
 	const typeof(((type *)0)->member) * __mptr = (ptr);		\
 	(type *)((char *)__mptr - offsetof(type, member)); })
+#endif
 
 #endif /* SVOD_TOOLS_LINUX_KERNEL_H */
