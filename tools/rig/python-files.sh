@@ -63,6 +63,7 @@ PYEOF
 # svod's package, its tests and make demo's session, compiled.
 mkdir -p "$stage/svod/python" "$stage/svod/bin"
 cp -r "$top/tools/python/svod" "$top/tools/python/tests" "$top/tools/python/demo.py" \
+	"$top/tools/python/keeper.py" \
 	"$stage/svod/python/"
 find "$stage/svod/python" -name __pycache__ -prune -exec rm -rf {} +
 # The reference class, when this machine has the seeds: test_differential.py
