@@ -15,7 +15,7 @@ KDIR ?= $(RUNNING_KDIR)
 
 # Userspace install: PREFIX for svodctl, libsvod, man pages and bash
 # completion; DESTDIR for packagers (then no groupadd, depmod or udev reload:
-# the package's scripts do those on the target).
+# the package's maintainer scripts do those on the target).
 PREFIX ?= /usr/local
 DESTDIR ?=
 BINDIR := $(PREFIX)/bin
@@ -66,10 +66,10 @@ KREL = $$(for d in /lib/modules/*/; do \
 
 install-modules: modules
 	$(MAKE) -C $(KDIR) M=$(CURDIR) $(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) modules_install
-	@rel=$(KREL); rel=$${rel:-$$(cat $(KDIR)/include/config/kernel.release)}; \
-	echo "depmod -a $(if $(DESTDIR),-b $(DESTDIR) )$$rel"; depmod -a $(if $(DESTDIR),-b $(DESTDIR)) $$rel
 	install -D -m 0644 tools/udev/60-svod.rules $(DESTDIR)$(UDEVDIR)/60-svod.rules
 ifeq ($(DESTDIR),)
+	@rel=$(KREL); rel=$${rel:-$$(cat $(KDIR)/include/config/kernel.release)}; \
+	echo "depmod -a $$rel"; depmod -a $$rel
 	getent group svod >/dev/null || groupadd --system svod
 	@udevadm control --reload-rules 2>/dev/null || echo "install: udevd not running: the rule applies from the next boot"
 	@echo "install: add users to group svod: usermod -aG svod USER (then log in again)"
@@ -83,7 +83,7 @@ uninstall-modules:
 		for f in $$d/updates/svod.ko $$d/extra/svod.ko $$d/extra/svod_test.ko \
 			 $$d/updates/svod_test.ko; do \
 			[ ! -f $$f ] || { echo "rm $$f"; rm -f $$f; \
-			depmod -a $(if $(DESTDIR),-b $(DESTDIR)) $$(basename $$d); }; \
+			[ -n "$(DESTDIR)" ] || depmod -a $$(basename $$d); }; \
 		done; \
 	done
 	rm -f $(DESTDIR)$(UDEVDIR)/60-svod.rules

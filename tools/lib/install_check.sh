@@ -82,6 +82,14 @@ else
 	nok "installed svodctl --version" "$tmp/log"
 fi
 
+ver=$(cat "$top/VERSION")
+if grep -qx "PACKAGE_VERSION=\"$ver\"" "$top/dkms.conf" &&
+   grep -q '^BUILD_EXCLUSIVE_KERNEL=' "$top/dkms.conf"; then
+	ok "dkms.conf: PACKAGE_VERSION $ver and BUILD_EXCLUSIVE_KERNEL"
+else
+	nok "dkms.conf: PACKAGE_VERSION $ver and BUILD_EXCLUSIVE_KERNEL" "$top/dkms.conf"
+fi
+
 make -s -C "$top/tools" uninstall DESTDIR="$dest" PREFIX="$prefix" >"$tmp/log" 2>&1
 left=$(find "$dest" -type f -o -type l)
 if [ -z "$left" ]; then

@@ -45,7 +45,7 @@ if [ "${1:-}" = --source-dir ]; then
 fi
 
 if [ ! -f "$out/.svod-built" ]; then
-	echo "kernel: building test kernel $key (15-20 minutes on 2 cores; once per config)" >&2
+	echo "kernel: building test kernel $key (11-26 minutes on 2 cores, measured; once per config)" >&2
 	rm -rf "$out"
 	mkdir -p "$out"
 	make -s -C "$src" O="$out" tinyconfig >/dev/null
