@@ -69,6 +69,7 @@ enum svodctl_col_type {
 	SVODCTL_HEX,	/* 0x hex in tables, a number in JSON */
 	SVODCTL_SIZE,	/* bytes: "64.0 MiB" in tables, exact in --raw and JSON */
 	SVODCTL_PCT,	/* per mille, printed as a percentage with one decimal */
+	SVODCTL_XSIZE,	/* bytes: exact in the largest unit as fdinfo ("1028 KiB") */
 };
 
 #define SVODCTL_COL_DEFAULT	1

@@ -193,6 +193,14 @@ static void cell_text(const struct svodctl_col *col, const struct svodctl_cell *
 		else
 			svodctl_size(cell->num, buf, (unsigned int)len);
 		break;
+	case SVODCTL_XSIZE:
+		if (raw || !cell->num || cell->num & 1023)
+			snprintf(buf, len, "%" PRIu64, cell->num);
+		else if (cell->num & ((1 << 20) - 1))
+			snprintf(buf, len, "%" PRIu64 " KiB", cell->num >> 10);
+		else
+			snprintf(buf, len, "%" PRIu64 " MiB", cell->num >> 20);
+		break;
 	case SVODCTL_PCT:
 		/* num is per mille: exact to 0.1%, no floating point in JSON. */
 		snprintf(buf, len, "%" PRIu64 ".%" PRIu64 "%s", cell->num / 10, cell->num % 10,

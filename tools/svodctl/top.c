@@ -73,7 +73,7 @@ static const struct svodctl_col top_cols[] = {
 	{ "FD", "fd", SVODCTL_U64, SVODCTL_COL_DEFAULT },
 	{ "CLIENT", "client", SVODCTL_U64, SVODCTL_COL_DEFAULT },
 	{ "TIER", "tier", SVODCTL_STR, SVODCTL_COL_DEFAULT },
-	{ "BYTES", "bytes", SVODCTL_SIZE, SVODCTL_COL_DEFAULT },
+	{ "BYTES", "bytes", SVODCTL_XSIZE, SVODCTL_COL_DEFAULT },
 	{ "HANDLES", "handles", SVODCTL_U64, SVODCTL_COL_DEFAULT },
 };
 
