@@ -82,6 +82,32 @@ else
 	nok "installed svodctl --version" "$tmp/log"
 fi
 
+# The man pages render without groff warnings; the completion loads.
+mw=$(for m in "$top"/Documentation/man/*.[14]; do
+	LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$m" 2>&1 >/dev/null; done)
+if command -v man >/dev/null && [ -z "$mw" ]; then
+	ok "man pages svodctl.1 and svod.4 render without warnings"
+else
+	echo "${mw:-man not found}" >"$tmp/log"; nok "man pages svodctl.1 and svod.4 render without warnings" "$tmp/log"
+fi
+# bash-completion's _init_completion, reduced to what _svodctl reads.
+cat >"$tmp/comp.sh" <<'COMP'
+_init_completion() {
+	words=("${COMP_WORDS[@]}"); cword=$COMP_CWORD
+	cur=${COMP_WORDS[COMP_CWORD]}; prev=${COMP_WORDS[COMP_CWORD-1]}
+}
+compopt() { :; }
+. "$1"
+COMP_WORDS=(svodctl tiers -o ID,N); COMP_CWORD=3; _svodctl; echo "${COMPREPLY[*]}"
+COMP_WORDS=(svodctl to); COMP_CWORD=1; _svodctl; echo "${COMPREPLY[*]}"
+COMP
+if [ "$(bash "$tmp/comp.sh" "$top/tools/svodctl/svodctl.bash-completion" 2>&1 | tr '\n' '|')" = "ID,NAME|top|" ]; then
+	ok "bash completion: tiers -o ID,N<tab> and to<tab>"
+else
+	bash "$tmp/comp.sh" "$top/tools/svodctl/svodctl.bash-completion" >"$tmp/log" 2>&1
+	nok "bash completion: tiers -o ID,N<tab> and to<tab>" "$tmp/log"
+fi
+
 ver=$(cat "$top/VERSION")
 if grep -qx "PACKAGE_VERSION=\"$ver\"" "$top/dkms.conf" &&
    grep -q '^BUILD_EXCLUSIVE_KERNEL=' "$top/dkms.conf"; then
