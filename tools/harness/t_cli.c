@@ -28,7 +28,7 @@
 #include "common.h"
 #include "tap.h"
 
-#define NR_CASES	27
+#define NR_CASES	28
 
 enum { AS_ROOT, AS_UNLOADED, AS_NOBODY };
 
@@ -359,6 +359,23 @@ static void test_tiers_json(int fd)
 	free(tiers);
 }
 
+/* "64.0 MiB": the human size svodctl prints, restated. */
+static void svodctl_size_ref(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)bytes;
+	unsigned int u = 0;
+
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	if (u)
+		snprintf(buf, len, " %.1f %s ", v, units[u]);
+	else
+		snprintf(buf, len, " %" PRIu64 " B ", bytes);
+}
+
 static void test_tiers_columns(const struct svod_tier_info *t)
 {
 	char want[128];
@@ -369,6 +386,23 @@ static void test_tiers_columns(const struct svod_tier_info *t)
 	st = run(ARGS("tiers", "-o", "NAME,CAPACITY", "--raw", "--noheadings"));
 	tap_ok(st == 0 && strstr(out, want) && !strstr(out, "NAME"),
 	       "tiers_o_raw_noheadings_exact_bytes (%d: %.*s)", st, (int)strcspn(out, "\n"), out);
+	st = run(ARGS("tiers"));
+	{
+		char head[160], cap[32];
+		int k, w = 0;
+
+		/* The heading's words in order, then the tier's row for humans. */
+		sscanf(out, "%159[^\n]", head);
+		for (k = 0; head[k]; k++)
+			if (head[k] != ' ' || (k && head[k - 1] != ' '))
+				head[w++] = head[k];
+		head[w] = '\0';
+		svodctl_size_ref(t->capacity, cap, sizeof(cap));
+		tap_ok(st == 0 && !strcmp(head, "ID NAME DEVICE BASE CAPACITY USED USE% LARGEST "
+					   "LIVE ALIGN RESERVED STATE") && strstr(out, cap),
+		       "tiers_default_table_heading_and_human_sizes (%d: %s; %s)", st, head, cap);
+		tap_diag("svodctl tiers:\n%s", out);
+	}
 	st = run(ARGS("tiers", "-o", "+free_spans"));
 	tap_ok(st == 0 && !strncmp(out, "ID ", 3) && strstr(out, " SPANS\n"),
 	       "tiers_o_plus_adds_a_column (%d)", st);
@@ -416,6 +450,8 @@ static void test_top_json(int fd, const struct svod_tier_info *t)
 		jfree(&doc);
 	}
 	tap_ok(found == 1 && client[0], "top_json_matches_fdinfo (%d, %u rows)", st, found);
+	run(ARGS("top"));
+	tap_diag("svodctl top:\n%s", out);
 
 	st = run(ARGS("top", "-d", "0.05", "-c", "2", "--json"));
 	{
