@@ -1,20 +1,42 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# svod: `make` builds svod.ko against KDIR; `make check` runs every test;
-# `make demo` boots a guest and shows svod at work. Both install what they
-# need (Debian 12 packages) first.
+# svod: `make` builds svod.ko against KDIR; `make install` installs it with
+# the udev rule, group svod, svodctl, libsvod, man pages and bash completion
+# (`make uninstall` removes them); `make check` runs every test; `make demo`
+# boots a guest and shows svod at work. Both install what they need (Debian
+# 12 packages) first.
 
+VERSION := $(shell cat $(CURDIR)/VERSION)
 RUNNING_KDIR := $(wildcard /lib/modules/$(shell uname -r)/build)
-# Default KDIR: the running kernel's build tree, else svod's test kernel
-# (built once and cached by tools/rig/kernel.sh). Only targets that build
-# svod.ko expand it.
-KDIR ?= $(if $(RUNNING_KDIR),$(RUNNING_KDIR),$(shell tools/rig/kernel.sh))
+# Default KDIR: the running kernel's build tree. Without one, building
+# svod.ko stops with a message (never a silent test-kernel build): install
+# the headers, or name a tree, e.g. KDIR=$$(tools/rig/kernel.sh).
+KDIR ?= $(RUNNING_KDIR)
 
-.PHONY: all modules tools check demo clean install deps selftest
+# Userspace install: PREFIX for svodctl, libsvod, man pages and bash
+# completion; DESTDIR for packagers (then no groupadd, depmod or udev reload:
+# the package's maintainer scripts do those on the target).
+PREFIX ?= /usr/local
+DESTDIR ?=
+BINDIR := $(PREFIX)/bin
+MANDIR := $(PREFIX)/share/man
+COMPLETIONDIR := $(PREFIX)/share/bash-completion/completions
+UDEVDIR := /etc/udev/rules.d
+
+.PHONY: all modules kdir tools check demo clean install uninstall \
+	install-modules install-tools uninstall-modules uninstall-tools deps selftest
 
 all: modules
 
-modules:
+kdir:
+	@[ -n "$(KDIR)" ] && [ -d "$(KDIR)" ] || { \
+	echo "svod: no kernel build tree $(if $(KDIR),at KDIR=$(KDIR),for the running kernel $$(uname -r))" >&2; \
+	echo "  install its headers:  apt install linux-headers-$$(uname -r)" >&2; \
+	echo "  or build against another tree:  make KDIR=/path/to/build" >&2; \
+	echo "  (svod's test kernel: make KDIR=\$$(tools/rig/kernel.sh), 15-30 min the first time)" >&2; \
+	exit 2; }
+
+modules: kdir
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
 tools:
@@ -32,17 +54,43 @@ selftest: deps
 demo: deps
 	@tools/rig/demo.sh
 
-install: modules
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
-	@# The release is the /lib/modules directory whose build link is KDIR
-	@# (Debian's headers say 6.1.192 in kernel.release, not 6.1.0-N-amd64).
-	@rel=$$(for d in /lib/modules/*/; do \
-		[ "$$(realpath $$d/build 2>/dev/null)" != "$$(realpath $(KDIR))" ] || basename $$d; \
-	done | head -1); rel=$${rel:-$$(cat $(KDIR)/include/config/kernel.release)}; \
+install: install-modules install-tools
+
+uninstall: uninstall-modules uninstall-tools
+
+# The release is the /lib/modules directory whose build link is KDIR
+# (Debian's headers say 6.1.192 in kernel.release, not 6.1.0-N-amd64).
+KREL = $$(for d in /lib/modules/*/; do \
+	[ "$$(realpath $$d/build 2>/dev/null)" != "$$(realpath $(KDIR))" ] || basename $$d; \
+	done | head -1)
+
+install-modules: modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR) $(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) modules_install
+	install -D -m 0644 tools/udev/60-svod.rules $(DESTDIR)$(UDEVDIR)/60-svod.rules
+ifeq ($(DESTDIR),)
+	@rel=$(KREL); rel=$${rel:-$$(cat $(KDIR)/include/config/kernel.release)}; \
 	echo "depmod -a $$rel"; depmod -a $$rel
 	getent group svod >/dev/null || groupadd --system svod
-	install -D -m 0644 tools/udev/60-svod.rules /etc/udev/rules.d/60-svod.rules
 	@udevadm control --reload-rules 2>/dev/null || echo "install: udevd not running: the rule applies from the next boot"
+	@echo "install: add users to group svod: usermod -aG svod USER (then log in again)"
+endif
+
+install-tools:
+	$(MAKE) -C tools install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+
+uninstall-modules:
+	@for d in $(DESTDIR)/lib/modules/*/; do \
+		for f in $$d/updates/svod.ko $$d/extra/svod.ko $$d/extra/svod_test.ko \
+			 $$d/updates/svod_test.ko; do \
+			[ ! -f $$f ] || { echo "rm $$f"; rm -f $$f; \
+			[ -n "$(DESTDIR)" ] || depmod -a $$(basename $$d); }; \
+		done; \
+	done
+	rm -f $(DESTDIR)$(UDEVDIR)/60-svod.rules
+	@echo "uninstall: group svod kept (groupdel svod removes it)"
+
+uninstall-tools:
+	$(MAKE) -C tools uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 
 # Without Kbuild: cleaning must never make kernel.sh build a test kernel.
 clean:

@@ -9,6 +9,7 @@
  * goes, which is at the end of FREE unless a STAGE or READ of the same
  * allocation is still running, then at the end of that transfer.
  */
+#include <linux/ktime.h>
 #include <linux/log2.h>
 #include <linux/slab.h>
 
@@ -16,6 +17,7 @@
 #include "file.h"
 #include "ioctl.h"
 #include "svod.h"
+#include "trace.h"
 
 static void svod_allocation_release(struct kref *ref)
 {
@@ -157,6 +159,7 @@ int svod_alloc_ioctl(struct svod_file *sf, void *data)
 	struct svod_alloc *req = data;
 	struct svod_allocation *alloc;
 	struct svod_dev_tier *tier;
+	u64 t0 = ktime_get_ns();
 	int ret;
 
 	/* Argument errors first, whatever the state of the tier. */
@@ -177,6 +180,8 @@ int svod_alloc_ioctl(struct svod_file *sf, void *data)
 	mutex_lock(&sf->lock);
 	ret = svod_alloc_locked(sf, alloc, req);
 	mutex_unlock(&sf->lock);
+	trace_svod_alloc(tier, ret ? 0 : req->handle, req->size, req->align,
+			 ret, ktime_get_ns() - t0);
 	if (ret) {
 		kfree(alloc);
 		svod_dev_tier_put(tier);
@@ -217,6 +222,9 @@ void svod_alloc_ioctl_unwind(struct svod_file *sf, void *data)
 int svod_free_ioctl(struct svod_file *sf, void *data)
 {
 	const struct svod_free *req = data;
+	struct svod_allocation *alloc;
+	struct svod_dev_tier *tier;
+	u64 t0 = ktime_get_ns(), size;
 	void *obj;
 	int ret;
 
@@ -229,7 +237,14 @@ int svod_free_ioctl(struct svod_file *sf, void *data)
 	mutex_unlock(&sf->lock);
 	if (ret)
 		return ret;
-	svod_allocation_put(obj);
+	alloc = obj;
+	tier = alloc->tier;
+	size = svod_allocation_size(alloc);
+	/* The tier outlives the allocation's last reference for the event. */
+	kref_get(&tier->ref);
+	svod_allocation_put(alloc);
+	trace_svod_free(tier, req->handle, size, ktime_get_ns() - t0);
+	svod_dev_tier_put(tier);
 	return 0;
 }
 

@@ -88,3 +88,4 @@ module_exit(svod_exit);
 
 MODULE_DESCRIPTION("svod: safe sharing of an accelerator's memory tiers");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(SVOD_VERSION);

@@ -9,6 +9,11 @@
 
 #include "configfs.h"
 #include "svod.h"
+#include "tier.h"
+
+/* The tracepoints of driver/trace.h are defined here, once. */
+#define CREATE_TRACE_POINTS
+#include "trace.h"
 
 #define PCI_DEVICE_ID_IVSHMEM	0x1110
 
@@ -17,6 +22,32 @@ static const struct pci_device_id svod_pci_ids[] = {
 	{ }
 };
 MODULE_DEVICE_TABLE(pci, svod_pci_ids);
+
+/*
+ * One line per bound device: its tiers with their names and sizes, e.g.
+ * "svod 0000:00:04.0: bound: 1 tier: bar2 16777216 bytes (BAR 2)".
+ */
+static void svod_pci_announce(struct svod_dev *sdev)
+{
+	struct svod_dev_tier *tier;
+	unsigned int nr = 0;
+	char line[192];
+	int len = 0;
+
+	/* svod_decl_lock: the tier set is stable while it is listed. */
+	mutex_lock(&svod_decl_lock);
+	list_for_each_entry(tier, &sdev->tiers, dev_node) {
+		nr++;
+		if (len < (int)sizeof(line))
+			len += scnprintf(line + len, sizeof(line) - len,
+					 "%s %s %llu bytes (BAR %u)",
+					 nr > 1 ? "," : "", tier->spec.name,
+					 tier->spec.size, tier->spec.bar);
+	}
+	mutex_unlock(&svod_decl_lock);
+	dev_info(&sdev->pdev->dev, "bound: %u tier%s:%s\n", nr,
+		 nr == 1 ? "" : "s", nr ? line : " none (declare them in configfs)");
+}
 
 static int svod_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
@@ -49,6 +80,7 @@ static int svod_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = svod_configfs_dev_add(sdev);
 	if (ret)
 		goto unregister_dev;
+	svod_pci_announce(sdev);
 	return 0;
 
 unregister_dev:

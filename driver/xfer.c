@@ -4,12 +4,14 @@
  * (stage.c) with the live grant. @done goes back to the caller whatever the
  * outcome (ioctl.c copies these structs out on error too).
  */
+#include <linux/ktime.h>
 #include <linux/uaccess.h>
 
 #include "alloc.h"
 #include "file.h"
 #include "ioctl.h"
 #include "svod.h"
+#include "trace.h"
 
 /*
  * Holds a reference on the allocation (so FREE or close cannot return the
@@ -28,6 +30,7 @@ static int svod_xfer(struct svod_file *sf, struct svod_xfer *req,
 	};
 	struct svod_allocation *alloc;
 	struct svod_dev_tier *tier;
+	u64 t0 = ktime_get_ns();
 	int ret;
 
 	req->done = 0;
@@ -53,6 +56,12 @@ static int svod_xfer(struct svod_file *sf, struct svod_xfer *req,
 up_io:
 	up_read(&tier->io_sem);
 put_alloc:
+	if (to_device)
+		trace_svod_stage(tier, req->handle, req->offset, req->length,
+				 req->done, req->flags, ret, ktime_get_ns() - t0);
+	else
+		trace_svod_read(tier, req->handle, req->offset, req->length,
+				req->done, req->flags, ret, ktime_get_ns() - t0);
 	svod_allocation_put(alloc);
 	return ret;
 }

@@ -5,6 +5,7 @@
  * No function keeps state between calls; every one is safe to call from any
  * thread as long as the buffers passed in are not shared without locking.
  */
+#define _GNU_SOURCE	/* strerrorname_np() */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -462,52 +463,50 @@ int svod_plan(int fd, struct svod_plan *plan)
 	return svod_ioctl(fd, SVOD_IOCTL_PLAN, plan);
 }
 
-static const struct {
-	const char *name;
-	const char *msg;
-} svod_errnos[] = {
-	[EPERM] = { "EPERM", "operation not permitted" },
-	[ENOENT] = { "ENOENT", "no such tier or file" },
-	[ESRCH] = { "ESRCH", "no such process" },
-	[EINTR] = { "EINTR", "interrupted by a signal" },
-	[EIO] = { "EIO", "input/output error" },
-	[E2BIG] = { "E2BIG", "too many events" },
-	[EBADF] = { "EBADF", "bad file descriptor" },
-	[EAGAIN] = { "EAGAIN", "try again" },
-	[ENOMEM] = { "ENOMEM", "out of memory" },
-	[EACCES] = { "EACCES", "permission denied" },
-	[EFAULT] = { "EFAULT", "bad address" },
-	[EBUSY] = { "EBUSY", "tier has live allocations" },
-	[EEXIST] = { "EEXIST", "overlaps another tier" },
-	[ENODEV] = { "ENODEV", "device gone" },
-	[ENOTDIR] = { "ENOTDIR", "not a directory" },
-	[EINVAL] = { "EINVAL", "invalid argument" },
-	[EMFILE] = { "EMFILE", "too many live handles in this file" },
-	[ENOTTY] = { "ENOTTY", "unknown ioctl" },
-	[ENOSPC] = { "ENOSPC", "no space in tier" },
-	[ERANGE] = { "ERANGE", "out of range" },
-	[ENODATA] = { "ENODATA", "no data" },
-	[EOPNOTSUPP] = { "EOPNOTSUPP", "operation not supported" },
-	[ETIMEDOUT] = { "ETIMEDOUT", "timed out" },
-	[ESTALE] = { "ESTALE", "stale handle" },
-	[EDQUOT] = { "EDQUOT", "byte quota of this file exceeded" },
+/* What an errno means in svod's terms (its name comes from glibc). */
+static const char *const svod_errnos[] = {
+	[EPERM] = "operation not permitted",
+	[ENOENT] = "no such tier or file",
+	[ESRCH] = "no such process",
+	[EINTR] = "interrupted by a signal",
+	[EIO] = "input/output error",
+	[E2BIG] = "too many events",
+	[EBADF] = "bad file descriptor",
+	[EAGAIN] = "try again",
+	[ENOMEM] = "out of memory",
+	[EACCES] = "permission denied",
+	[EFAULT] = "bad address",
+	[EBUSY] = "tier has live allocations",
+	[EEXIST] = "overlaps another tier",
+	[ENODEV] = "device gone",
+	[ENOTDIR] = "not a directory",
+	[EINVAL] = "invalid argument",
+	[EMFILE] = "too many live handles in this file",
+	[ENOTTY] = "unknown ioctl",
+	[ENOSPC] = "no space in tier",
+	[ERANGE] = "out of range",
+	[ENODATA] = "no data",
+	[EOPNOTSUPP] = "operation not supported",
+	[ETIMEDOUT] = "timed out",
+	[ESTALE] = "stale handle",
+	[EDQUOT] = "byte quota of this file exceeded",
 };
 
 /**
  * svod_errno_name() - the symbolic name of an errno value
  * @err: an errno value, positive or negative
  *
+ * glibc's strerrorname_np() names every errno it knows: no private table.
+ *
  * Context: any thread.
- * Return: "ENOSPC" and the like, or "E?" for a value the table lacks.
+ * Return: "ENOSPC" and the like, or "E?" for 0 and values glibc lacks.
  */
 const char *svod_errno_name(int err)
 {
-	unsigned int e = err < 0 ? (unsigned int)-err : (unsigned int)err;
+	int e = err < 0 ? -err : err;
+	const char *name = e ? strerrorname_np(e) : NULL;
 
-	if (e < ARRAY_SIZE(svod_errnos) &&
-	    svod_errnos[e].name)
-		return svod_errnos[e].name;
-	return "E?";
+	return name ? name : "E?";
 }
 
 /**
@@ -521,10 +520,9 @@ const char *svod_strerror(int err)
 {
 	unsigned int e = err < 0 ? (unsigned int)-err : (unsigned int)err;
 
-	if (e < ARRAY_SIZE(svod_errnos) &&
-	    svod_errnos[e].msg)
-		return svod_errnos[e].msg;
-	return "unknown error";
+	if (e < ARRAY_SIZE(svod_errnos) && svod_errnos[e])
+		return svod_errnos[e];
+	return e ? strerror((int)e) : "unknown error";
 }
 
 /* strtoull (base 0) plus memparse's suffixes K, M, G, T, P, E, as the driver. */

@@ -30,6 +30,10 @@
 #define SVOD_SYSFS_PARAMS	"/sys/module/svod/parameters"
 #define SVOD_CONFIGFS		"/sys/kernel/config/svod"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* The driver's default alignment when a declaration gives none. */
 #define SVOD_DECL_DEFAULT_ALIGN	64
 
@@ -108,5 +112,9 @@ int svod_devices(char (*bdfs)[SVOD_NAME_LEN], unsigned int cap);
 int svod_param_read(const char *name, uint64_t *val);
 int svod_param_write(const char *name, uint64_t val);
 int svod_driver_bind(const char *bdf, int bind);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* LIBSVOD_H */

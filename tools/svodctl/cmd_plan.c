@@ -170,9 +170,9 @@ static int plan_via_ioctl(const struct svod_plan_params *p, const struct plan_tr
 	return err;
 }
 
-static void plan_usage(void)
+static void plan_usage(FILE *out)
 {
-	fprintf(stderr,
+	fprintf(out,
 		"usage: svodctl plan [--strategy tlsf|best] [--arena BYTES] [--block-size BYTES]\n"
 		"                    [--lv2 N] [--ioctl] TRACEFILE|-\n"
 		"  trace lines: 'alloc ID SIZE [ALIGN]' or 'free ID'; '#' starts a comment\n"
@@ -239,6 +239,9 @@ int svodctl_cmd_plan(int argc, char **argv)
 		case 'k':
 			use_ioctl = 1;
 			break;
+		case 'h':
+			plan_usage(stdout);
+			return 0;
 		default:
 			goto usage;
 		}
@@ -283,6 +286,6 @@ free_trace:
 	return ret;
 
 usage:
-	plan_usage();
+	plan_usage(stderr);
 	return 2;
 }

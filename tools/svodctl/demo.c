@@ -121,7 +121,7 @@ int svodctl_cmd_demo(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	fd = svodctl_session_fd();
 	if (fd < 0)
-		return svodctl_err(argv[0], fd, "(opening " SVOD_DEV_PATH ")");
+		return svodctl_open_err(argv[0], fd);
 
 	step("svodctl tiers: the tiers of every bound device");
 	ret = svodctl_print_tiers(fd);

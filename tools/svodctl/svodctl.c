@@ -14,6 +14,8 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <ctype.h>
+#include <strings.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,13 +41,18 @@ struct svodctl_cmd {
 };
 
 static const struct svodctl_cmd cmds[] = {
-	{ "tiers", svodctl_cmd_tiers, "",
-	  "List every tier: id, name, device, base, capacity, usage, live allocations." },
-	{ "top", svodctl_cmd_top, "",
+	{ "tiers", svodctl_cmd_tiers, "[--json] [-o COLUMNS] [--raw] [--noheadings]",
+	  "List every tier: id, name, device, base, capacity, usage, live allocations.\n"
+	  "\tColumns: ID NAME DEVICE BASE CAPACITY USED USE% FREE LARGEST SPANS LIVE\n"
+	  "\tALIGN RESERVED REGIONS CPU DMA STATE (-o +COL adds to the default)." },
+	{ "top", svodctl_cmd_top,
+	  "[-d SECONDS [-c COUNT]] [--json] [-o COLUMNS] [--raw] [--noheadings]",
 	  "Show which processes hold which bytes (from /proc/*/fdinfo of /dev/svod,\n"
-	  "\tand debugfs svod/state when mounted)." },
+	  "\tand debugfs svod/state when mounted); -d repeats every SECONDS (COUNT\n"
+	  "\ttimes, default until interrupted). Columns: PID COMM FD CLIENT TIER BYTES\n"
+	  "\tHANDLES." },
 	{ "alloc", svodctl_cmd_alloc, "TIER SIZE [ALIGN] [--hold]",
-	  "Allocate SIZE bytes (suffixes k, M, G) in TIER (id or name); ALIGN 0 or\n"
+	  "Allocate SIZE bytes (1M, 1MiB, 64k, 0x1000) in TIER (id or name); ALIGN 0 or\n"
 	  "\ta power of two. --hold keeps the allocation until stdin closes or a\n"
 	  "\tsignal arrives (handles die with the process's open file)." },
 	{ "free", svodctl_cmd_free, "HANDLE", "Free an allocation of this process." },
@@ -56,13 +63,15 @@ static const struct svodctl_cmd cmds[] = {
 	  "Copy bytes into an allocation's device memory." },
 	{ "read", svodctl_cmd_read, "HANDLE OFFSET LENGTH [--out F] [--cpu|--dma]",
 	  "Copy bytes out of an allocation (hex dump unless --out)." },
-	{ "declare", svodctl_cmd_declare, "[BDF [DECLARATION | -]]",
+	{ "declare", svodctl_cmd_declare,
+	  "[BDF [DECLARATION | -]] | [BDF] (--json | -o COLUMNS | --raw | --noheadings)",
 	  "Show the tiers of every device (or of BDF), or replace BDF's tiers\n"
 	  "\twith DECLARATION (lines or ';'-separated; '-' reads stdin):\n"
 	  "\t<name> bar=<n> offset=<off> size=<bytes> [base=<addr>] [align=<n>]\n"
 	  "\t[reserved=<base>+<size>,...]; numbers take K, M, G suffixes. Done in\n"
 	  "\t" SVOD_CONFIGFS "/BDF/ (mkdir, rmdir, one value per file, commit).\n"
-	  "\tNeeds CAP_SYS_ADMIN." },
+	  "\tNeeds CAP_SYS_ADMIN. With an output option, a listing; columns:\n"
+	  "\tDEVICE NAME BAR OFFSET SIZE BASE ALIGN REGIONS." },
 	{ "run", svodctl_cmd_run, "[FILE]",
 	  "Run commands, one per line (from FILE or stdin), on one open file;\n"
 	  "\t\"%N\" is the handle of the N-th alloc, \"%\" the latest; '#' starts a comment." },
@@ -104,6 +113,40 @@ int svodctl_err(const char *cmd, int err, const char *fmt, ...)
 }
 
 /**
+ * svodctl_open_err() - explain why /dev/svod could not be opened
+ * @cmd: the subcommand
+ * @err: -errno of the open
+ *
+ * Says what to do next: load the driver (ENOENT, ENODEV, ENXIO), or join
+ * group svod (EACCES, EPERM).
+ *
+ * Context: any.
+ * Return: SVODCTL_NODEV for those, else 1.
+ */
+int svodctl_open_err(const char *cmd, int err)
+{
+	const char *dev = getenv("SVOD_DEV") ? getenv("SVOD_DEV") : SVOD_DEV_PATH;
+
+	if (err == -ENOENT || err == -ENODEV || err == -ENXIO) {
+		if (access("/sys/module/svod", F_OK))
+			fprintf(stderr, "svodctl: %s: %s: %s does not exist: the svod driver is not "
+				"loaded (load it: modprobe svod)\n", cmd, svod_errno_name(err), dev);
+		else
+			fprintf(stderr, "svodctl: %s: %s: %s does not exist although svod is loaded "
+				"(is udev running? udevadm trigger --subsystem-match=misc)\n",
+				cmd, svod_errno_name(err), dev);
+		return SVODCTL_NODEV;
+	}
+	if (err == -EACCES || err == -EPERM) {
+		fprintf(stderr, "svodctl: %s: %s: no permission to open %s: it belongs to group "
+			"svod (add yourself: usermod -aG svod $USER, then log in again; or run "
+			"as root)\n", cmd, svod_errno_name(err), dev);
+		return SVODCTL_NODEV;
+	}
+	return svodctl_err(cmd, err, "(opening %s)", dev);
+}
+
+/**
  * svodctl_help() - print the help of one subcommand, or of all
  * @cmd: the subcommand, or NULL for the overview
  * @status: exit status to return; usage goes to stderr when nonzero
@@ -117,7 +160,8 @@ int svodctl_help(const char *cmd, int status)
 	unsigned int i;
 
 	if (!cmd)
-		fprintf(out, "usage: svodctl COMMAND [ARGS]   (svodctl COMMAND --help)\n\n");
+		fprintf(out, "usage: svodctl COMMAND [ARGS]   (svodctl COMMAND --help; "
+			"svodctl --version)\n\n");
 	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
 		if (cmd && strcmp(cmd, cmds[i].name))
 			continue;
@@ -125,8 +169,11 @@ int svodctl_help(const char *cmd, int status)
 			cmds[i].name, cmds[i].args, cmds[i].help);
 	}
 	if (!cmd)
-		fprintf(out, "\nErrors print the errno name, e.g. "
-			"\"svodctl: alloc: ENOSPC: no space in tier 0\".\n");
+		fprintf(out, "\nListings (tiers, top, declare) take --json, -o COLUMNS, --raw and\n"
+			"--noheadings. Sizes take K, M, G, T suffixes (KiB, MiB: the same; KB, MB:\n"
+			"powers of 1000). Errors print the errno name, e.g.\n"
+			"\"svodctl: alloc: ENOSPC: no space in tier 0\". Exit status: 0 ok, 1 failure,\n"
+			"2 usage, 3 /dev/svod missing or not permitted. svodctl --version; man svodctl.\n");
 	return status;
 }
 
@@ -149,18 +196,23 @@ int svodctl_wants_help(int argc, char **argv)
 }
 
 /**
- * svodctl_parse_u64() - parse a number with an optional k/M/G suffix
- * @s: the text, e.g. "4096", "0x1000", "64k", "16M"
+ * svodctl_parse_u64() - parse a number with an optional size suffix
+ * @s: the text, e.g. "4096", "0x1000", "64k", "16M", "1MiB", "1MB"
  * @val: out: the value
+ *
+ * As util-linux's sizes: K, M, G, T, P, E alone or with "iB" are powers of
+ * 1024 (any case), with "B" powers of 1000; a plain "B" is bytes.
  *
  * Context: any.
  * Return: 0, -EINVAL if @s is not a number, -ERANGE if it overflows.
  */
 int svodctl_parse_u64(const char *s, uint64_t *val)
 {
-	unsigned int shift = 0;
+	static const char units[] = "KMGTPE";
+	const char *u;
+	uint64_t v, base = 1024, mul = 1;
+	unsigned int i, n = 0;
 	char *end;
-	uint64_t v;
 
 	if (*s < '0' || *s > '9')
 		return -EINVAL;
@@ -168,24 +220,26 @@ int svodctl_parse_u64(const char *s, uint64_t *val)
 	v = strtoull(s, &end, 0);
 	if (errno)
 		return -ERANGE;
-	switch (*end) {
-	case 'k': case 'K':
-		shift = 10;
-		break;
-	case 'm': case 'M':
-		shift = 20;
-		break;
-	case 'g': case 'G':
-		shift = 30;
-		break;
-	case '\0':
-		break;
-	default:
-		return -EINVAL;
+	if (*end && *end != 'B' && *end != 'b') {
+		u = strchr(units, toupper((unsigned char)*end));
+		if (!u)
+			return -EINVAL;
+		n = (unsigned int)(u - units) + 1;
+		end++;
+		if (!strcasecmp(end, "iB"))
+			end += 2;
+		else if (!strcasecmp(end, "B"))
+			base = 1000, end++;
+	} else if (*end) {
+		end++;
 	}
-	if (shift && (end[1] || v > (UINT64_MAX >> shift)))
-		return end[1] ? -EINVAL : -ERANGE;
-	*val = v << shift;
+	if (*end)
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		mul *= base;
+	if (v > UINT64_MAX / mul)
+		return -ERANGE;
+	*val = v * mul;
 	return 0;
 }
 
@@ -277,82 +331,6 @@ void svodctl_size(uint64_t bytes, char *buf, unsigned int len)
 		snprintf(buf, len, "%.1f %s", v, units[u]);
 }
 
-/**
- * svodctl_print_tiers() - print the tier table
- * @fd: descriptor of /dev/svod
- *
- * Context: any.
- * Return: 0, or -errno.
- */
-int svodctl_print_tiers(int fd)
-{
-	char cap[32], used[32], largest[32], resv[32];
-	struct svod_tier_info *tiers;
-	struct svod_region *regions;
-	uint32_t nr, nr_regions, i, r;
-	uint64_t in_use;
-	int ret, w = 4;
-
-	ret = svod_query_full(fd, &tiers, &nr, &regions, &nr_regions);
-	if (ret)
-		return ret;
-	/* The name column is as wide as the longest name: rows stay aligned. */
-	for (i = 0; i < nr; i++)
-		if ((int)strnlen(tiers[i].name, SVOD_NAME_LEN) > w)
-			w = (int)strnlen(tiers[i].name, SVOD_NAME_LEN);
-	printf("%-4s %-*s %-14s %-12s %10s %10s %6s %10s %6s %6s %10s %s\n",
-	       "ID", w, "NAME", "DEVICE", "BASE", "CAPACITY", "USED", "USE%",
-	       "LARGEST", "LIVE", "ALIGN", "RESERVED", "STATE");
-	for (i = 0; i < nr; i++) {
-		const struct svod_tier_info *t = &tiers[i];
-
-		in_use = t->capacity - t->reserved_bytes - t->free_bytes;
-		svodctl_size(t->capacity, cap, sizeof(cap));
-		svodctl_size(in_use, used, sizeof(used));
-		svodctl_size(t->largest_free, largest, sizeof(largest));
-		svodctl_size(t->reserved_bytes, resv, sizeof(resv));
-		printf("%-4u %-*.*s %-14.*s 0x%-10" PRIx64 " %10s %10s %5.1f%% %10s %6u %6" PRIu64
-		       " %10s %s\n", t->id, w, SVOD_NAME_LEN, t->name, SVOD_NAME_LEN,
-		       t->device, (uint64_t)t->device_base, cap, used,
-		       t->capacity > t->reserved_bytes ?
-		       100.0 * (double)in_use / (double)(t->capacity - t->reserved_bytes) : 0.0,
-		       largest, t->nr_live, (uint64_t)t->align, resv,
-		       t->flags & SVOD_TIER_GONE ? "gone" : "ok");
-		for (r = 0; r < t->nr_reserved && t->first_reserved + r < nr_regions; r++)
-			printf("     reserved 0x%" PRIx64 "+0x%" PRIx64 "\n",
-			       (uint64_t)regions[t->first_reserved + r].base,
-			       (uint64_t)regions[t->first_reserved + r].size);
-	}
-	if (!nr)
-		printf("(no tiers: is a device bound to svod?)\n");
-	free(tiers);
-	free(regions);
-	return 0;
-}
-
-/**
- * svodctl_cmd_tiers() - `svodctl tiers`
- * @argc: argument count
- * @argv: arguments
- *
- * Context: main thread.
- * Return: exit status.
- */
-int svodctl_cmd_tiers(int argc, char **argv)
-{
-	int fd, ret;
-
-	if (svodctl_wants_help(argc, argv))
-		return svodctl_help(argv[0], 0);
-	if (argc != 1)
-		return svodctl_help(argv[0], SVODCTL_USAGE);
-	fd = svodctl_session_fd();
-	if (fd < 0)
-		return svodctl_err(argv[0], fd, "(opening " SVOD_DEV_PATH ")");
-	ret = svodctl_print_tiers(fd);
-	return ret ? svodctl_err(argv[0], ret, NULL) : 0;
-}
-
 static volatile sig_atomic_t hold_done;
 
 static void hold_signal(int sig)
@@ -400,7 +378,7 @@ int svodctl_cmd_alloc(int argc, char **argv)
 		return svodctl_help(argv[0], SVODCTL_USAGE);
 	fd = svodctl_session_fd();
 	if (fd < 0)
-		return svodctl_err(argv[0], fd, "(opening " SVOD_DEV_PATH ")");
+		return svodctl_open_err(argv[0], fd);
 	ret = svodctl_parse_tier(fd, argv[1], &tier);
 	if (ret)
 		return svodctl_err(argv[0], ret, "%s", argv[1]);
@@ -442,7 +420,7 @@ int svodctl_cmd_free(int argc, char **argv)
 		return svodctl_err(argv[0], ret, "(no handle \"%s\" in this process)", argv[1]);
 	fd = svodctl_session_fd();
 	if (fd < 0)
-		return svodctl_err(argv[0], fd, "(opening " SVOD_DEV_PATH ")");
+		return svodctl_open_err(argv[0], fd);
 	ret = svod_free(fd, h);
 	if (ret)
 		return svodctl_err(argv[0], ret, "0x%" PRIx64, h);
@@ -473,7 +451,7 @@ int svodctl_cmd_resolve(int argc, char **argv)
 		return svodctl_err(argv[0], ret, "(no handle \"%s\" in this process)", argv[1]);
 	fd = svodctl_session_fd();
 	if (fd < 0)
-		return svodctl_err(argv[0], fd, "(opening " SVOD_DEV_PATH ")");
+		return svodctl_open_err(argv[0], fd);
 	ret = svod_resolve(fd, h, &r);
 	if (ret)
 		return svodctl_err(argv[0], ret, "0x%" PRIx64, h);
@@ -593,7 +571,11 @@ int svodctl_cmd_stage(int argc, char **argv)
 			buf[i] = (unsigned char)(seed + i * 131);
 	}
 	fd = svodctl_session_fd();
-	ret = fd < 0 ? fd : svod_stage(fd, h, off, buf, len, flags, &done);
+	if (fd < 0) {
+		free(buf);
+		return svodctl_open_err(argv[0], fd);
+	}
+	ret = svod_stage(fd, h, off, buf, len, flags, &done);
 	free(buf);
 	if (ret)
 		return svodctl_err(argv[0], ret, "0x%" PRIx64 " (%" PRIu64 " bytes moved)",
@@ -630,7 +612,11 @@ int svodctl_cmd_read(int argc, char **argv)
 	if (!buf)
 		return svodctl_err(argv[0], -ENOMEM, NULL);
 	fd = svodctl_session_fd();
-	ret = fd < 0 ? fd : svod_read(fd, h, off, buf, len, flags, &done);
+	if (fd < 0) {
+		free(buf);
+		return svodctl_open_err(argv[0], fd);
+	}
+	ret = svod_read(fd, h, off, buf, len, flags, &done);
 	if (ret) {
 		free(buf);
 		return svodctl_err(argv[0], ret, "0x%" PRIx64, h);
@@ -651,6 +637,17 @@ int svodctl_cmd_read(int argc, char **argv)
 	return 0;
 }
 
+/* svod_devices() failed: the driver is not loaded, or another error. */
+static int svod_nodev(const char *cmd, int err)
+{
+	if (err == -ENOENT) {
+		fprintf(stderr, "svodctl: %s: ENOENT: %s does not exist: the svod driver is not "
+			"loaded (load it: modprobe svod)\n", cmd, SVOD_SYSFS_DRIVER);
+		return SVODCTL_NODEV;
+	}
+	return svodctl_err(cmd, err, "(listing %s)", SVOD_SYSFS_DRIVER);
+}
+
 static int declare_show(const char *bdf)
 {
 	char text[4096];
@@ -664,6 +661,63 @@ static int declare_show(const char *bdf)
 	return 0;
 }
 
+static const struct svodctl_col decl_cols[] = {
+	{ "DEVICE", "device", SVODCTL_STR, SVODCTL_COL_DEFAULT },
+	{ "NAME", "name", SVODCTL_STR, SVODCTL_COL_DEFAULT },
+	{ "BAR", "bar", SVODCTL_U64, SVODCTL_COL_DEFAULT },
+	{ "OFFSET", "offset", SVODCTL_HEX, SVODCTL_COL_DEFAULT },
+	{ "SIZE", "size", SVODCTL_SIZE, SVODCTL_COL_DEFAULT },
+	{ "BASE", "base", SVODCTL_HEX, SVODCTL_COL_DEFAULT },
+	{ "ALIGN", "align", SVODCTL_U64, SVODCTL_COL_DEFAULT },
+	{ "REGIONS", "reserved_regions", SVODCTL_STR, SVODCTL_COL_DEFAULT },
+};
+
+/* The declared tiers of @nr devices as a listing (declare with -o/--json/...). */
+static int declare_list(char (*bdfs)[SVOD_NAME_LEN], int nr, const struct svodctl_out *o)
+{
+	struct svodctl_table tbl = { .name = "devices", .cols = decl_cols, .nr_cols = ARRAY_SIZE(decl_cols) };
+	struct svod_tier_decl decls[SVOD_DECL_MAX_TIERS];
+	char list[SVODCTL_CELL_LEN];
+	struct svodctl_cell *c;
+	int i, n, k, ret = 0;
+	size_t len;
+	uint32_t r;
+
+	if (svodctl_table_init(&tbl, o->columns))
+		return -EINVAL;
+	for (i = 0; i < nr && !ret; i++) {
+		n = svod_decl_read(bdfs[i], decls, SVOD_DECL_MAX_TIERS);
+		if (n < 0) {
+			ret = n;
+			break;
+		}
+		for (k = 0; k < n; k++) {
+			c = svodctl_table_row(&tbl);
+			if (!c) {
+				ret = -ENOMEM;
+				break;
+			}
+			svodctl_cell_str(&c[0], bdfs[i]);
+			svodctl_cell_str(&c[1], decls[k].name);
+			svodctl_cell_u64(&c[2], decls[k].bar);
+			svodctl_cell_u64(&c[3], decls[k].offset);
+			svodctl_cell_u64(&c[4], decls[k].size);
+			svodctl_cell_u64(&c[5], decls[k].base);
+			svodctl_cell_u64(&c[6], decls[k].align);
+			len = 0;
+			list[0] = '\0';
+			for (r = 0; r < decls[k].nr_reserved && len < sizeof(list); r++)
+				len += (size_t)snprintf(list + len, sizeof(list) - len,
+							"%s0x%" PRIx64 "+0x%" PRIx64, r ? "," : "",
+							(uint64_t)decls[k].reserved[r].base,
+							(uint64_t)decls[k].reserved[r].size);
+			svodctl_cell_str(&c[7], list);
+		}
+	}
+	svodctl_table_print(&tbl, o);
+	return ret;
+}
+
 /**
  * svodctl_cmd_declare() - `svodctl declare [BDF [DECLARATION | -]]`
  * @argc: argument count
@@ -675,14 +729,31 @@ static int declare_show(const char *bdf)
 int svodctl_cmd_declare(int argc, char **argv)
 {
 	char bdfs[16][SVOD_NAME_LEN];
+	struct svodctl_out o;
 	unsigned char *text;
 	uint64_t len;
 	int i, nr, ret;
 
 	if (svodctl_wants_help(argc, argv))
 		return svodctl_help(argv[0], 0);
-	if (argc > 3)
+	if (svodctl_out_opts(&argc, argv, &o) || argc > 3 || (o.any && argc > 2))
 		return svodctl_help(argv[0], SVODCTL_USAGE);
+	if (o.any) {
+		struct svodctl_table probe = { .name = "devices", .cols = decl_cols, .nr_cols = ARRAY_SIZE(decl_cols) };
+
+		if (svodctl_table_init(&probe, o.columns))
+			return SVODCTL_USAGE;
+		if (argc == 2) {
+			snprintf(bdfs[0], sizeof(bdfs[0]), "%s", argv[1]);
+			nr = 1;
+		} else {
+			nr = svod_devices(bdfs, 16);
+			if (nr < 0)
+				return svod_nodev(argv[0], nr);
+		}
+		ret = declare_list(bdfs, nr < 16 ? nr : 16, &o);
+		return ret ? svodctl_err(argv[0], ret, NULL) : 0;
+	}
 	if (argc == 2) {
 		ret = declare_show(argv[1]);
 		return ret ? svodctl_err(argv[0], ret, "%s", argv[1]) : 0;
@@ -690,7 +761,7 @@ int svodctl_cmd_declare(int argc, char **argv)
 	if (argc == 1) {
 		nr = svod_devices(bdfs, 16);
 		if (nr < 0)
-			return svodctl_err(argv[0], nr, "(is svod loaded?)");
+			return svod_nodev(argv[0], nr);
 		for (i = 0; i < nr && i < 16; i++) {
 			ret = declare_show(bdfs[i]);
 			if (ret)
@@ -845,6 +916,11 @@ int main(int argc, char **argv)
 		return svodctl_help(NULL, SVODCTL_USAGE);
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
 		return svodctl_help(NULL, 0);
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V") ||
+	    !strcmp(argv[1], "version")) {
+		printf("svodctl %s\n", SVOD_VERSION);
+		return 0;
+	}
 	if (!strcmp(argv[1], "help"))
 		return svodctl_help(argc > 2 ? argv[2] : NULL, 0);
 	c = find_cmd(argv[1]);

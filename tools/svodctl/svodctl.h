@@ -2,7 +2,8 @@
 /*
  * svodctl: the command-line tool of svod. Each subcommand is a function
  * int svodctl_cmd_NAME(int argc, char **argv) with argv[0] the subcommand
- * name; it returns the process exit status (0 ok, 1 failure, 2 usage).
+ * name; it returns the process exit status (0 ok, 1 failure, 2 usage, 3
+ * /dev/svod missing or not permitted).
  */
 #ifndef SVODCTL_H
 #define SVODCTL_H
@@ -11,7 +12,12 @@
 
 #include "libsvod.h"
 
+/* Exit statuses (svodctl(1), EXIT STATUS). */
+#define SVODCTL_OK	0
+#define SVODCTL_FAIL	1
 #define SVODCTL_USAGE	2
+/* /dev/svod missing (driver not loaded) or not openable (permission). */
+#define SVODCTL_NODEV	3
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -37,5 +43,90 @@ int svodctl_parse_tier(int fd, const char *s, uint32_t *id);
 int svodctl_session_fd(void);
 void svodctl_size(uint64_t bytes, char *buf, unsigned int len);
 int svodctl_print_tiers(int fd);
+struct svodctl_out;
+int svodctl_print_tiers_opts(int fd, const struct svodctl_out *o);
+int svodctl_open_err(const char *cmd, int err);
+
+/**
+ * struct svodctl_out - the output options of a listing command
+ * @json: --json
+ * @raw: --raw
+ * @noheadings: --noheadings
+ * @columns: -o's argument, or NULL
+ * @any: any of them was given
+ */
+struct svodctl_out {
+	int json;
+	int raw;
+	int noheadings;
+	const char *columns;
+	int any;
+};
+
+enum svodctl_col_type {
+	SVODCTL_STR,	/* text */
+	SVODCTL_U64,	/* decimal */
+	SVODCTL_HEX,	/* 0x hex in tables, a number in JSON */
+	SVODCTL_SIZE,	/* bytes: "64.0 MiB" in tables, exact in --raw and JSON */
+	SVODCTL_PCT,	/* per mille, printed as a percentage with one decimal */
+	SVODCTL_XSIZE,	/* bytes: exact in the largest unit as fdinfo ("1028 KiB") */
+};
+
+#define SVODCTL_COL_DEFAULT	1
+#define SVODCTL_MAX_COLS	24
+#define SVODCTL_CELL_LEN	160
+
+/**
+ * struct svodctl_col - a column of a listing
+ * @name: heading and -o name ("USE%")
+ * @key: JSON key ("use_pct")
+ * @type: how values print
+ * @flags: SVODCTL_COL_DEFAULT if shown without -o
+ */
+struct svodctl_col {
+	const char *name;
+	const char *key;
+	enum svodctl_col_type type;
+	unsigned int flags;
+};
+
+/**
+ * struct svodctl_cell - one value
+ * @set: 0 for an absent value (JSON null, "-" in tables)
+ * @num: numeric value
+ * @text: text value
+ */
+struct svodctl_cell {
+	int set;
+	uint64_t num;
+	char text[SVODCTL_CELL_LEN];
+};
+
+/**
+ * struct svodctl_table - a listing
+ * @name: the JSON top-level key ("tiers")
+ * @cols: every column
+ * @nr_cols: columns in @cols
+ * @sel: the columns shown, in order
+ * @nr_sel: entries in @sel
+ * @rows: rows of @nr_cols cells
+ * @nr_rows: rows
+ */
+struct svodctl_table {
+	const char *name;
+	const struct svodctl_col *cols;
+	unsigned int nr_cols;
+	unsigned int sel[SVODCTL_MAX_COLS];
+	unsigned int nr_sel;
+	struct svodctl_cell **rows;
+	unsigned int nr_rows;
+};
+
+int svodctl_out_opts(int *argc, char **argv, struct svodctl_out *o);
+int svodctl_table_init(struct svodctl_table *t, const char *columns);
+struct svodctl_cell *svodctl_table_row(struct svodctl_table *t);
+void svodctl_cell_str(struct svodctl_cell *cell, const char *s);
+void svodctl_cell_u64(struct svodctl_cell *cell, uint64_t v);
+void svodctl_table_print(struct svodctl_table *t, const struct svodctl_out *o);
 
 #endif /* SVODCTL_H */

@@ -10,10 +10,12 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "svodctl.h"
@@ -22,7 +24,7 @@
 
 static void read_comm(const char *pid, char *comm, size_t len)
 {
-	char path[64];
+	char path[300];
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%s/comm", pid);
@@ -39,12 +41,12 @@ static void read_comm(const char *pid, char *comm, size_t len)
 /**
  * struct top_tier - what one open file holds in one tier (from its fdinfo)
  * @name: tier name
- * @bytes: the drm-total-<tier> value as printed ("4160 KiB")
+ * @bytes: the drm-total-<tier> value in bytes ("4160 KiB" is 4259840)
  * @handles: the svod-handles-<tier> value
  */
 struct top_tier {
 	char name[SVOD_NAME_LEN];
-	char bytes[32];
+	uint64_t bytes;
 	unsigned long handles;
 };
 
@@ -65,11 +67,60 @@ static struct top_tier *top_find(struct top_tier *t, unsigned int *nr, const cha
 	return &t[(*nr)++];
 }
 
-/* One row per tier the file holds something in, or one "-" row. */
-static int show_fd(const char *pid, const char *fd, const char *comm)
+static const struct svodctl_col top_cols[] = {
+	{ "PID", "pid", SVODCTL_U64, SVODCTL_COL_DEFAULT },
+	{ "COMM", "comm", SVODCTL_STR, SVODCTL_COL_DEFAULT },
+	{ "FD", "fd", SVODCTL_U64, SVODCTL_COL_DEFAULT },
+	{ "CLIENT", "client", SVODCTL_U64, SVODCTL_COL_DEFAULT },
+	{ "TIER", "tier", SVODCTL_STR, SVODCTL_COL_DEFAULT },
+	{ "BYTES", "bytes", SVODCTL_XSIZE, SVODCTL_COL_DEFAULT },
+	{ "HANDLES", "handles", SVODCTL_U64, SVODCTL_COL_DEFAULT },
+};
+
+/* A drm-total value: "<n>", "<n> KiB" or "<n> MiB" (DRM's fdinfo units). */
+static uint64_t fdinfo_bytes(const char *val)
+{
+	char *unit;
+	uint64_t v = strtoull(val, &unit, 10);
+
+	unit += strspn(unit, " ");
+	if (!strncmp(unit, "KiB", 3))
+		return v << 10;
+	if (!strncmp(unit, "MiB", 3))
+		return v << 20;
+	if (!strncmp(unit, "GiB", 3))
+		return v << 30;
+	return v;
+}
+
+static void top_row(struct svodctl_table *tbl, const char *pid, const char *comm,
+		    const char *fd, const char *client, const struct top_tier *t)
+{
+	struct svodctl_cell *c = svodctl_table_row(tbl);
+
+	if (!c)
+		return;
+	svodctl_cell_u64(&c[0], strtoull(pid, NULL, 10));
+	svodctl_cell_str(&c[1], comm);
+	svodctl_cell_u64(&c[2], strtoull(fd, NULL, 10));
+	if (strcmp(client, "?"))
+		svodctl_cell_u64(&c[3], strtoull(client, NULL, 10));
+	if (t) {
+		svodctl_cell_str(&c[4], t->name);
+		svodctl_cell_u64(&c[5], t->bytes);
+		svodctl_cell_u64(&c[6], t->handles);
+	} else {
+		svodctl_cell_u64(&c[5], 0);
+		svodctl_cell_u64(&c[6], 0);
+	}
+}
+
+/* One row per tier the file holds something in, or one row without a tier. */
+static int show_fd(struct svodctl_table *tbl, const char *pid, const char *fd,
+		   const char *comm)
 {
 	struct top_tier tiers[TOP_MAX_TIERS], *t;
-	char path[320], line[256], client[32] = "?", *colon, *val;
+	char path[600], line[256], client[32] = "?", *colon, *val;
 	unsigned int nr = 0, i, shown = 0;
 	FILE *f;
 
@@ -88,7 +139,7 @@ static int show_fd(const char *pid, const char *fd, const char *comm)
 		} else if (!strncmp(line, "drm-total-", 10)) {
 			t = top_find(tiers, &nr, line + 10, (size_t)(colon - line - 10));
 			if (t)
-				snprintf(t->bytes, sizeof(t->bytes), "%s", val);
+				t->bytes = fdinfo_bytes(val);
 		} else if (!strncmp(line, "svod-handles-", 13)) {
 			t = top_find(tiers, &nr, line + 13, (size_t)(colon - line - 13));
 			if (t)
@@ -99,18 +150,17 @@ static int show_fd(const char *pid, const char *fd, const char *comm)
 	for (i = 0; i < nr; i++) {
 		if (!tiers[i].handles)
 			continue;
-		printf("%-7s %-16s %-4s %-7s %-16s %12s %8lu\n", pid, comm, fd, client,
-		       tiers[i].name, tiers[i].bytes, tiers[i].handles);
+		top_row(tbl, pid, comm, fd, client, &tiers[i]);
 		shown++;
 	}
 	if (!shown)
-		printf("%-7s %-16s %-4s %-7s %-16s %12s %8d\n", pid, comm, fd, client, "-", "0", 0);
+		top_row(tbl, pid, comm, fd, client, NULL);
 	return 1;
 }
 
-static int scan_pid(const char *pid)
+static int scan_pid(struct svodctl_table *tbl, const char *pid)
 {
-	char dir[64], link[320], target[256], comm[64];
+	char dir[300], link[600], target[256], comm[64];
 	struct dirent *de;
 	int shown = 0;
 	ssize_t n;
@@ -133,7 +183,7 @@ static int scan_pid(const char *pid)
 			continue;
 		if (!comm[0])
 			read_comm(pid, comm, sizeof(comm));
-		shown += show_fd(pid, de->d_name, comm);
+		shown += show_fd(tbl, pid, de->d_name, comm);
 	}
 	closedir(d);
 	return shown;
@@ -153,37 +203,136 @@ static void show_debugfs(void)
 	fclose(f);
 }
 
+/* One snapshot: the table (and debugfs state in the plain table). */
+static int top_once(const struct svodctl_out *o)
+{
+	struct svodctl_table tbl = { .name = "processes", .cols = top_cols, .nr_cols = ARRAY_SIZE(top_cols) };
+	struct dirent *de;
+	int files = 0;
+	DIR *proc;
+
+	if (svodctl_table_init(&tbl, o->columns))
+		return -EINVAL;
+	proc = opendir("/proc");
+	if (!proc)
+		return -errno;
+	while ((de = readdir(proc))) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		files += scan_pid(&tbl, de->d_name);
+	}
+	closedir(proc);
+	svodctl_table_print(&tbl, o);
+	if (!o->any) {
+		if (!files)
+			printf("(no process holds %s open)\n", SVOD_DEV_PATH);
+		show_debugfs();
+	}
+	return 0;
+}
+
+static volatile sig_atomic_t top_stop;
+
+static void top_signal(int sig)
+{
+	(void)sig;
+	top_stop = 1;
+}
+
+/* -d SECONDS: a positive decimal number of seconds (0.1 is fine). */
+static int parse_seconds(const char *s, struct timespec *ts)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(s, &end);
+	if (errno || end == s || *end || !(d > 0) || d > 86400)
+		return -EINVAL;
+	ts->tv_sec = (time_t)d;
+	ts->tv_nsec = (long)((d - (double)ts->tv_sec) * 1e9);
+	return 0;
+}
+
+/* Take -d SECONDS and -c COUNT out of argv. */
+static int top_opts(int *argc, char **argv, struct timespec *delay, long *count)
+{
+	int i, n = 1;
+	char *end;
+
+	*count = -1;
+	delay->tv_sec = 0;
+	delay->tv_nsec = 0;
+	for (i = 1; i < *argc; i++) {
+		if ((!strcmp(argv[i], "-d") || !strcmp(argv[i], "--delay")) && i + 1 < *argc) {
+			if (parse_seconds(argv[++i], delay))
+				return -EINVAL;
+		} else if ((!strcmp(argv[i], "-c") || !strcmp(argv[i], "--count")) &&
+			   i + 1 < *argc) {
+			*count = strtol(argv[++i], &end, 10);
+			if (*end || *count <= 0)
+				return -EINVAL;
+		} else {
+			argv[n++] = argv[i];
+		}
+	}
+	*argc = n;
+	return *count > 0 && !delay->tv_sec && !delay->tv_nsec ? -EINVAL : 0;
+}
+
 /**
- * svodctl_cmd_top() - `svodctl top`
+ * svodctl_cmd_top() - `svodctl top [-d SECONDS [-c COUNT]] [output options]`
  * @argc: argument count
  * @argv: arguments
+ *
+ * With -d, prints a snapshot every SECONDS (a "--- HH:MM:SS" line before
+ * each table; one JSON document per line group with --json) until SIGINT,
+ * SIGTERM or COUNT snapshots.
  *
  * Context: main thread; needs root to see other users' processes.
  * Return: exit status.
  */
 int svodctl_cmd_top(int argc, char **argv)
 {
-	struct dirent *de;
-	int files = 0;
-	DIR *proc;
+	struct sigaction sa = { .sa_handler = top_signal };
+	struct svodctl_table probe = { .name = "processes", .cols = top_cols, .nr_cols = ARRAY_SIZE(top_cols) };
+	struct timespec delay;
+	struct svodctl_out o;
+	char stamp[32];
+	time_t now;
+	long count, n;
+	int ret;
 
 	if (svodctl_wants_help(argc, argv))
 		return svodctl_help(argv[0], 0);
-	if (argc != 1)
+	if (top_opts(&argc, argv, &delay, &count) || svodctl_out_opts(&argc, argv, &o) ||
+	    argc != 1)
 		return svodctl_help(argv[0], SVODCTL_USAGE);
-	proc = opendir("/proc");
-	if (!proc)
-		return svodctl_err(argv[0], -errno, "(opening /proc)");
-	printf("%-7s %-16s %-4s %-7s %-16s %12s %8s\n", "PID", "COMM", "FD", "CLIENT", "TIER",
-	       "BYTES", "HANDLES");
-	while ((de = readdir(proc))) {
-		if (!isdigit((unsigned char)de->d_name[0]))
-			continue;
-		files += scan_pid(de->d_name);
+	if (svodctl_table_init(&probe, o.columns))
+		return SVODCTL_USAGE;
+	/* No /dev/svod: nothing can hold it; say why instead of an empty table. */
+	if (access(SVOD_DEV_PATH, F_OK))
+		return svodctl_open_err(argv[0], -errno);
+	if (!delay.tv_sec && !delay.tv_nsec) {
+		ret = top_once(&o);
+		return ret ? svodctl_err(argv[0], ret, "(reading /proc)") : 0;
 	}
-	closedir(proc);
-	if (!files)
-		printf("(no process holds %s open)\n", SVOD_DEV_PATH);
-	show_debugfs();
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	for (n = 0; !top_stop && (count < 0 || n < count); n++) {
+		if (n)
+			nanosleep(&delay, NULL);
+		if (top_stop)
+			break;
+		if (!o.json) {
+			now = time(NULL);
+			strftime(stamp, sizeof(stamp), "%H:%M:%S", localtime(&now));
+			printf("%s--- %s\n", n ? "\n" : "", stamp);
+		}
+		ret = top_once(&o);
+		if (ret)
+			return svodctl_err(argv[0], ret, "(reading /proc)");
+		fflush(stdout);
+	}
 	return 0;
 }

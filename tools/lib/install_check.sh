@@ -1,0 +1,126 @@
+#!/bin/bash
+# install_check.sh: `make -C tools install` into a DESTDIR with PREFIX=/opt/svod,
+# then build a C and a C++ program against the installed libsvod with
+# `pkg-config --cflags --libs svod` only (PKG_CONFIG_SYSROOT_DIR maps the
+# .pc's paths into the DESTDIR) and run them; `make -C tools uninstall`
+# must leave no file behind. TAP-style lines, exit status 1 on a failure.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+prefix=/opt/svod
+dest=$tmp/root
+fail=0
+ok() { echo "ok - install: $1"; }
+nok() { echo "not ok - install: $1"; [ -z "${2:-}" ] || sed 's/^/# /' "$2" | tail -20; fail=1; }
+
+if make -s -C "$top/tools" install DESTDIR="$dest" PREFIX="$prefix" >"$tmp/log" 2>&1; then
+	ok "make -C tools install DESTDIR PREFIX=$prefix"
+else
+	nok "make -C tools install DESTDIR PREFIX=$prefix" "$tmp/log"
+	exit 1
+fi
+missing=
+for f in bin/svodctl lib/libsvod.a lib/libsvod.so lib/libsvod.so.1 include/libsvod.h \
+	include/linux/svod.h lib/pkgconfig/svod.pc lib/pkgconfig/libsvod.pc \
+	share/man/man1/svodctl.1 share/man/man4/svod.4 \
+	share/bash-completion/completions/svodctl; do
+	[ -e "$dest$prefix/$f" ] || missing="$missing $f"
+done
+[ -z "$missing" ] && ok "every file under DESTDIR$prefix" || { echo "# missing:$missing"; nok "every file under DESTDIR$prefix"; }
+
+export PKG_CONFIG_PATH=$dest$prefix/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$dest PKG_CONFIG_LIBDIR=
+pc=$dest$prefix/lib/pkgconfig/svod.pc
+if grep -qx "prefix=$prefix" "$pc" && [ "$(pkg-config --modversion svod)" = "$(cat "$top/VERSION")" ]; then
+	ok "svod.pc says prefix=$prefix, Version $(cat "$top/VERSION")"
+else
+	cat "$pc" >"$tmp/pc"; nok "svod.pc says prefix=$prefix, Version $(cat "$top/VERSION")" "$tmp/pc"
+fi
+
+# A program that needs no device: errno names and the declaration parser.
+cat >"$tmp/prog.c" <<'PROG'
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <libsvod.h>
+
+int main(void)
+{
+	struct svod_tier_decl d;
+
+	if (strcmp(svod_errno_name(-ESTALE), "ESTALE") ||
+	    svod_decl_parse("hbm bar=2 offset=0 size=1M", &d) || d.size != 1 << 20)
+		return 1;
+	printf("%s %s\n", svod_errno_name(-ENOSPC), d.name);
+	return 0;
+}
+PROG
+cp "$tmp/prog.c" "$tmp/prog.cc"
+flags=$(pkg-config --cflags --libs svod)
+echo "# pkg-config --cflags --libs svod: $flags"
+for lang in c c++; do
+	if [ $lang = c ]; then cc=${CC:-gcc}; src=$tmp/prog.c; else cc=${CXX:-g++}; src=$tmp/prog.cc; fi
+	# shellcheck disable=SC2086
+	if $cc -o "$tmp/prog-$lang" "$src" $flags >"$tmp/log" 2>&1 &&
+	   [ "$(LD_LIBRARY_PATH=$dest$prefix/lib "$tmp/prog-$lang")" = "ENOSPC hbm" ]; then
+		ok "a $lang program builds with pkg-config --cflags --libs svod and runs"
+	else
+		nok "a $lang program builds with pkg-config --cflags --libs svod and runs" "$tmp/log"
+	fi
+done
+# shellcheck disable=SC2046
+if ${CXX:-g++} -static -o "$tmp/prog-static" "$tmp/prog.cc" $(pkg-config --static --cflags --libs svod) \
+	>"$tmp/log" 2>&1 && [ "$("$tmp/prog-static")" = "ENOSPC hbm" ]; then
+	ok "a static c++ program links libsvod.a"
+else
+	nok "a static c++ program links libsvod.a" "$tmp/log"
+fi
+if "$dest$prefix/bin/svodctl" --version >"$tmp/log" 2>&1 &&
+   grep -qx "svodctl $(cat "$top/VERSION")" "$tmp/log"; then
+	ok "installed svodctl --version"
+else
+	nok "installed svodctl --version" "$tmp/log"
+fi
+
+# The man pages render without groff warnings; the completion loads.
+mw=$(for m in "$top"/Documentation/man/*.[14]; do
+	LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$m" 2>&1 >/dev/null; done)
+if command -v man >/dev/null && [ -z "$mw" ]; then
+	ok "man pages svodctl.1 and svod.4 render without warnings"
+else
+	echo "${mw:-man not found}" >"$tmp/log"; nok "man pages svodctl.1 and svod.4 render without warnings" "$tmp/log"
+fi
+# bash-completion's _init_completion, reduced to what _svodctl reads.
+cat >"$tmp/comp.sh" <<'COMP'
+_init_completion() {
+	words=("${COMP_WORDS[@]}"); cword=$COMP_CWORD
+	cur=${COMP_WORDS[COMP_CWORD]}; prev=${COMP_WORDS[COMP_CWORD-1]}
+}
+compopt() { :; }
+. "$1"
+COMP_WORDS=(svodctl tiers -o ID,N); COMP_CWORD=3; _svodctl; echo "${COMPREPLY[*]}"
+COMP_WORDS=(svodctl to); COMP_CWORD=1; _svodctl; echo "${COMPREPLY[*]}"
+COMP
+if [ "$(bash "$tmp/comp.sh" "$top/tools/svodctl/svodctl.bash-completion" 2>&1 | tr '\n' '|')" = "ID,NAME|top|" ]; then
+	ok "bash completion: tiers -o ID,N<tab> and to<tab>"
+else
+	bash "$tmp/comp.sh" "$top/tools/svodctl/svodctl.bash-completion" >"$tmp/log" 2>&1
+	nok "bash completion: tiers -o ID,N<tab> and to<tab>" "$tmp/log"
+fi
+
+ver=$(cat "$top/VERSION")
+if grep -qx "PACKAGE_VERSION=\"$ver\"" "$top/dkms.conf" &&
+   grep -q '^BUILD_EXCLUSIVE_KERNEL=' "$top/dkms.conf"; then
+	ok "dkms.conf: PACKAGE_VERSION $ver and BUILD_EXCLUSIVE_KERNEL"
+else
+	nok "dkms.conf: PACKAGE_VERSION $ver and BUILD_EXCLUSIVE_KERNEL" "$top/dkms.conf"
+fi
+
+make -s -C "$top/tools" uninstall DESTDIR="$dest" PREFIX="$prefix" >"$tmp/log" 2>&1
+left=$(find "$dest" -type f -o -type l)
+if [ -z "$left" ]; then
+	ok "make -C tools uninstall removes every file"
+else
+	echo "$left" >"$tmp/log"; nok "make -C tools uninstall removes every file" "$tmp/log"
+fi
+exit $fail
