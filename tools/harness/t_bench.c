@@ -32,8 +32,8 @@
 #define BENCH_ROUND_MS	100
 #define BENCH_ROUNDS	2
 #define MAX_SIZE	(16u << 20)
-#define NULL_OPS	2000
-#define NULL_ROUNDS	5
+#define NULL_OPS	200
+#define NULL_ROUNDS	15
 #define NR_FILL_FILES	4
 #define FILL_PER_FILE	50000u
 /* An ioctl number svod does not know: the driver answers ENOTTY. */
@@ -200,23 +200,33 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static double null_ns(enum null_op op, uint64_t h)
+/*
+ * Per-op ns of each of @nr ops, median over NULL_ROUNDS rounds in which the
+ * ops take turns (NULL_OPS each), so a busy host slows them alike. 0 or
+ * the first negative errno.
+ */
+static int null_ns(const enum null_op *ops, unsigned int nr, uint64_t h, double *out)
 {
-	double t0, ns[NULL_ROUNDS];
-	unsigned int r, i;
+	double t0, ns[8][NULL_ROUNDS];
+	unsigned int r, i, k;
 	int ret;
 
 	for (r = 0; r < NULL_ROUNDS; r++) {
-		t0 = now_s();
-		for (i = 0; i < NULL_OPS; i++) {
-			ret = run_null_op(op, h);
-			if (ret)
-				return ret;
+		for (k = 0; k < nr; k++) {
+			t0 = now_s();
+			for (i = 0; i < NULL_OPS; i++) {
+				ret = run_null_op(ops[k], h);
+				if (ret)
+					return ret;
+			}
+			ns[k][r] = (now_s() - t0) * 1e9 / NULL_OPS;
 		}
-		ns[r] = (now_s() - t0) * 1e9 / NULL_OPS;
 	}
-	qsort(ns, NULL_ROUNDS, sizeof(ns[0]), cmp_double);
-	return ns[NULL_ROUNDS / 2];
+	for (k = 0; k < nr; k++) {
+		qsort(ns[k], NULL_ROUNDS, sizeof(ns[k][0]), cmp_double);
+		out[k] = ns[k][NULL_ROUNDS / 2];
+	}
+	return 0;
 }
 
 /*
@@ -256,26 +266,32 @@ static void bench_alloc_free(void)
 {
 	static const unsigned int levels[] = { 0, 1000, 10000, 100000 };
 	int files[NR_FILL_FILES] = { -1, -1, -1, -1 };
-	double enotty, query, resolve, pair, pair_min;
+	static const enum null_op ops[] = {
+		NOP_ENOTTY, NOP_QUERY, NOP_RESOLVE, NOP_PAIR_4K, NOP_PAIR_MIN,
+	};
+	double ns[ARRAY_SIZE(ops)], enotty, query, resolve, pair, pair_min;
 	unsigned int l, f, held = 0;
 	struct svod_alloc a;
 	int ret;
 
 	for (l = 0; l < ARRAY_SIZE(levels); l++) {
 		ret = fill_to(files, &held, levels[l]);
+		/* The file keeps one allocation: RESOLVE's handle. */
 		if (!ret)
 			ret = svod_alloc(fd, tier.id, tier.align, 0, &a);
-		enotty = ret ? ret : null_ns(NOP_ENOTTY, 0);
-		query = enotty < 0 ? enotty : null_ns(NOP_QUERY, 0);
-		resolve = query < 0 ? query : null_ns(NOP_RESOLVE, a.handle);
-		pair = resolve < 0 ? resolve : null_ns(NOP_PAIR_4K, 0);
-		pair_min = pair < 0 ? pair : null_ns(NOP_PAIR_MIN, 0);
-		if (!ret)
+		if (!ret) {
+			ret = null_ns(ops, ARRAY_SIZE(ops), a.handle, ns);
 			svod_free(fd, a.handle);
-		if (pair_min < 0) {
-			tap_ok(0, "bench_alloc_free_pair_live_%u (%d)", levels[l], (int)pair_min);
+		}
+		if (ret) {
+			tap_ok(0, "bench_alloc_free_pair_live_%u (%d)", levels[l], ret);
 			continue;
 		}
+		enotty = ns[0];
+		query = ns[1];
+		resolve = ns[2];
+		pair = ns[3];
+		pair_min = ns[4];
 		printf("# bench: ioctl live=%-6u alloc+free 4 KiB pair %6.0f ns: %.2fx two ENOTTY ioctls (%.0f ns each), %.2fx two QUERY nr_tiers=0 (%.0f ns each)\n",
 		       levels[l], pair, pair / (2 * enotty), enotty, pair / (2 * query), query);
 		printf("# bench: ioctl live=%-6u where it goes: pair at %llu B (scrub %llu B) %.0f ns, RESOLVE %.0f ns\n",

@@ -36,6 +36,7 @@
 #include <linux/genalloc.h>
 #include <linux/ktime.h>
 #include <linux/log2.h>
+#include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
@@ -402,22 +403,33 @@ out:
 	return ret;
 }
 
-static void mmb_ratio(const char *what, unsigned int n,
-		      const struct mmb_result *a, const struct mmb_result *b)
+/* @a / @b with four decimals, as "i.dddd" (the kernel prints no floats). */
+static void mmb_fmt_ratio(char *buf, size_t len, u64 a, u64 b)
 {
-	pr_info("bench: live=%u ratio svod/%s alloc %llu.%02llu free %llu.%02llu\n",
-		n, what, a->alloc_med / b->alloc_med,
-		a->alloc_med * 100 / b->alloc_med % 100,
-		a->free_med / b->free_med, a->free_med * 100 / b->free_med % 100);
+	u64 q = b ? div64_u64(a * 10000, b) : 0;
+
+	snprintf(buf, len, "%llu.%04llu", q / 10000, q % 10000);
 }
 
-static int mmb_level(unsigned int n)
+static void mmb_ratio(const char *what, const char *a_name, const char *b_name,
+		      const struct mmb_result *a, const struct mmb_result *b)
 {
-	static struct mmb_result res[MMB_NR];
+	char ra[24], rf[24];
+
+	mmb_fmt_ratio(ra, sizeof(ra), a->alloc_med, b->alloc_med);
+	mmb_fmt_ratio(rf, sizeof(rf), a->free_med, b->free_med);
+	pr_info("bench: %s %s/%s alloc %s free %s\n", what, a_name, b_name, ra, rf);
+}
+
+/* Medians of each allocator at each level, for the growth line. */
+static struct mmb_result mmb_res[3][MMB_NR];
+
+static int mmb_level(unsigned int n, struct mmb_result *res)
+{
 	unsigned int k, r, same;
+	char what[32];
 	int ret;
 
-	memset(res, 0, sizeof(res));
 	for (k = 0; k < MMB_NR; k++) {
 		if (k == MMB_DRM_MM && !MMB_HAVE_DRM) {
 			pr_info("bench: live=%u drm_mm skipped: this kernel has no DRM (CONFIG_DRM unset)\n",
@@ -436,9 +448,10 @@ static int mmb_level(unsigned int n)
 			n, mmb_names[k], res[k].alloc_med, res[k].free_med,
 			res[k].rounds, MMB_BATCH, same ? "yes" : "NO");
 	}
+	snprintf(what, sizeof(what), "live=%u ratio", n);
 	if (MMB_HAVE_DRM)
-		mmb_ratio("drm_mm", n, &res[MMB_SVOD], &res[MMB_DRM_MM]);
-	mmb_ratio("gen_pool", n, &res[MMB_SVOD], &res[MMB_GEN_POOL]);
+		mmb_ratio(what, "svod", "drm_mm", &res[MMB_SVOD], &res[MMB_DRM_MM]);
+	mmb_ratio(what, "svod", "gen_pool", &res[MMB_SVOD], &res[MMB_GEN_POOL]);
 	return 0;
 }
 
@@ -458,8 +471,13 @@ static int __init mmb_init(void)
 #endif
 		);
 	for (i = 0; i < ARRAY_SIZE(levels); i++)
-		if (mmb_level(levels[i]))
-			break;
+		if (mmb_level(levels[i], mmb_res[i]))
+			return 0;
+	/* Growth from 1k to 100k live: 100k's median over 1k's. */
+	mmb_ratio("growth svod", "100k", "1k", &mmb_res[2][MMB_SVOD], &mmb_res[0][MMB_SVOD]);
+	if (MMB_HAVE_DRM)
+		mmb_ratio("growth drm_mm", "100k", "1k", &mmb_res[2][MMB_DRM_MM],
+			  &mmb_res[0][MMB_DRM_MM]);
 	return 0;
 }
 
