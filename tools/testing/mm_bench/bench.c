@@ -10,7 +10,8 @@
  * GiB at 100k), first fit. Fill to the level, then rounds of BATCH removals
  * of random live allocations followed by the insertions that replace them
  * (new random sizes). ns per alloc and per free are the medians over the
- * rounds. Every allocator runs the same sequence; first fit places every
+ * rounds; within a round the allocators take turns, so a busy host slows
+ * them alike. Every allocator runs the same sequence; first fit places every
  * allocation at the same address in all three, which each round checks (a
  * hash of the addresses it handed out).
  *
@@ -56,7 +57,7 @@
 #define MMB_BATCH	1000
 #define MMB_MAX_ROUNDS	15
 #define MMB_ALIGN	64
-#define MMB_BASE	(1ULL << 40)
+#define MMB_BASE	BIT_ULL(40)
 
 static ulong seed = 0x5eed;
 module_param(seed, ulong, 0444);
@@ -369,37 +370,75 @@ static u64 mmb_median(const u64 *v, unsigned int nr)
 	return nr & 1 ? tmp[nr / 2] : (tmp[nr / 2 - 1] + tmp[nr / 2]) / 2;
 }
 
-static int mmb_run(enum mmb_kind kind, unsigned int n, unsigned int nr_rounds,
-		   struct mmb_result *res)
+static void mmb_ctx_free(struct mmb_ctx *c, unsigned int n, bool set_up)
 {
-	struct mmb_ctx *c;
-	u64 rng = seed ^ n;
-	unsigned int r;
-	int ret;
-
-	c = kzalloc(sizeof(*c), GFP_KERNEL);
 	if (!c)
-		return -ENOMEM;
+		return;
+	if (set_up)
+		mmb_teardown(c, n);
+	vfree(c->slots);
+	kfree(c);
+}
+
+static struct mmb_ctx *mmb_ctx_new(enum mmb_kind kind, unsigned int n)
+{
+	struct mmb_ctx *c = kzalloc(sizeof(*c), GFP_KERNEL);
+
+	if (!c)
+		return NULL;
 	c->kind = kind;
 	c->space = max_t(u64, SZ_256M, roundup_pow_of_two((u64)n * SZ_256K));
 	c->slots = vzalloc(array_size(n, sizeof(*c->slots)));
-	ret = c->slots ? mmb_setup(c) : -ENOMEM;
-	if (ret)
-		goto out;
-	ret = mmb_fill(c, n, &rng);
+	if (!c->slots || mmb_setup(c)) {
+		mmb_ctx_free(c, n, false);
+		return NULL;
+	}
+	return c;
+}
+
+/*
+ * Every allocator of @kinds filled to @n, then the rounds, the allocators
+ * taking turns within each round (so a busy host slows them alike); all
+ * get the same sequence. gen_pool runs its first @gp_nr rounds only.
+ */
+static int mmb_run(const bool *kinds, unsigned int n, unsigned int nr_rounds,
+		   unsigned int gp_nr, struct mmb_result *res)
+{
+	struct mmb_ctx *c[MMB_NR] = {};
+	u64 fill_seed = seed ^ n, rng, rs;
+	unsigned int k, r;
+	int ret = 0;
+
+	for (k = 0; k < MMB_NR && !ret; k++) {
+		if (!kinds[k])
+			continue;
+		c[k] = mmb_ctx_new(k, n);
+		rng = fill_seed;
+		ret = c[k] ? mmb_fill(c[k], n, &rng) : -ENOMEM;
+		if (ret)
+			pr_info("bench: live=%u %s: set-up failed: %d\n", n, mmb_names[k], ret);
+	}
+	/* rng is where the fill left it: the rounds' seeds follow. */
 	for (r = 0; !ret && r < nr_rounds; r++) {
-		cond_resched();
-		ret = mmb_round(c, n, mmb_rand(&rng), res, r);
+		rs = mmb_rand(&rng);
+		for (k = 0; k < MMB_NR && !ret; k++) {
+			if (!c[k] || (k == MMB_GEN_POOL && r >= gp_nr))
+				continue;
+			cond_resched();
+			ret = mmb_round(c[k], n, rs, &res[k], r);
+			res[k].rounds = r + 1;
+			if (ret)
+				pr_info("bench: live=%u %s: round %u failed: %d\n", n,
+					mmb_names[k], r, ret);
+		}
 	}
-	res->rounds = r;
-	if (!ret) {
-		res->alloc_med = mmb_median(res->alloc_ns, r);
-		res->free_med = mmb_median(res->free_ns, r);
+	for (k = 0; k < MMB_NR; k++) {
+		if (!ret && c[k]) {
+			res[k].alloc_med = mmb_median(res[k].alloc_ns, res[k].rounds);
+			res[k].free_med = mmb_median(res[k].free_ns, res[k].rounds);
+		}
+		mmb_ctx_free(c[k], n, true);
 	}
-	mmb_teardown(c, n);
-out:
-	vfree(c->slots);
-	kfree(c);
 	return ret;
 }
 
@@ -426,22 +465,21 @@ static struct mmb_result mmb_res[3][MMB_NR];
 
 static int mmb_level(unsigned int n, struct mmb_result *res)
 {
+	bool kinds[MMB_NR] = { true, true, MMB_HAVE_DRM, true };
 	unsigned int k, r, same;
 	char what[32];
 	int ret;
 
+	if (!MMB_HAVE_DRM)
+		pr_info("bench: live=%u drm_mm skipped: this kernel has no DRM (CONFIG_DRM unset)\n",
+			n);
+	ret = mmb_run(kinds, n, rounds, n >= 100000 ? min(gp_rounds, rounds) : rounds,
+		      res);
+	if (ret)
+		return ret;
 	for (k = 0; k < MMB_NR; k++) {
-		if (k == MMB_DRM_MM && !MMB_HAVE_DRM) {
-			pr_info("bench: live=%u drm_mm skipped: this kernel has no DRM (CONFIG_DRM unset)\n",
-				n);
+		if (!kinds[k])
 			continue;
-		}
-		ret = mmb_run(k, n, k == MMB_GEN_POOL && n >= 100000 ?
-				    min(gp_rounds, rounds) : rounds, &res[k]);
-		if (ret) {
-			pr_info("bench: live=%u %s failed: %d\n", n, mmb_names[k], ret);
-			return ret;
-		}
 		for (same = 1, r = 0; r < res[k].rounds; r++)
 			same &= res[k].hash[r] == res[MMB_SVOD].hash[r];
 		pr_info("bench: live=%u %-10s alloc_ns=%llu free_ns=%llu rounds=%u x %u, same placements as svod: %s\n",
