@@ -30,7 +30,8 @@
  *
  * Results go to the kernel log, one line per level and allocator, each
  * starting with "bench: "; the guest copies them into its benchmark block.
- * A kernel without DRM (our test kernel) skips drm_mm and says so.
+ * A kernel without DRM or without CONFIG_GENERIC_ALLOCATOR (our test kernel
+ * has neither) skips drm_mm or gen_pool and says so.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -50,6 +51,9 @@
 #else
 #define MMB_HAVE_DRM	0
 #endif
+
+/* Our test kernel has no CONFIG_GENERIC_ALLOCATOR either. */
+#define MMB_HAVE_GENPOOL	IS_ENABLED(CONFIG_GENERIC_ALLOCATOR)
 
 #include "handle.h"
 #include "range.h"
@@ -175,6 +179,8 @@ static int mmb_alloc(struct mmb_ctx *c, struct mmb_slot *s, u64 size)
 	}
 #endif
 	case MMB_GEN_POOL:
+		if (!MMB_HAVE_GENPOOL)
+			return -EOPNOTSUPP;
 		s->addr = gen_pool_alloc_algo(c->pool, size,
 					      gen_pool_first_fit_align,
 					      &c->gp_align);
@@ -213,7 +219,8 @@ static void mmb_free(struct mmb_ctx *c, struct mmb_slot *s)
 		break;
 #endif
 	case MMB_GEN_POOL:
-		gen_pool_free(c->pool, s->addr, s->size);
+		if (MMB_HAVE_GENPOOL)
+			gen_pool_free(c->pool, s->addr, s->size);
 		break;
 	default:
 		return;
@@ -236,6 +243,8 @@ static int mmb_setup(struct mmb_ctx *c)
 		return 0;
 #endif
 	case MMB_GEN_POOL:
+		if (!MMB_HAVE_GENPOOL)
+			return -EOPNOTSUPP;
 		c->pool = gen_pool_create(ilog2(MMB_ALIGN), NUMA_NO_NODE);
 		if (!c->pool)
 			return -ENOMEM;
@@ -272,7 +281,8 @@ static void mmb_teardown(struct mmb_ctx *c, unsigned int n)
 		break;
 #endif
 	case MMB_GEN_POOL:
-		gen_pool_destroy(c->pool);
+		if (MMB_HAVE_GENPOOL)
+			gen_pool_destroy(c->pool);
 		break;
 	default:
 		break;
@@ -294,7 +304,7 @@ static int mmb_fill(struct mmb_ctx *c, unsigned int n, u64 *rng)
 	for (i = 0; i < n; i++) {
 		s = &c->slots[i];
 		s->size = mmb_rand_size(rng);
-		if (c->kind == MMB_GEN_POOL) {
+		if (MMB_HAVE_GENPOOL && c->kind == MMB_GEN_POOL) {
 			fixed.offset = off;
 			s->addr = gen_pool_alloc_algo(c->pool, s->size,
 						      gen_pool_fixed_alloc, &fixed);
@@ -465,13 +475,16 @@ static struct mmb_result mmb_res[3][MMB_NR];
 
 static int mmb_level(unsigned int n, struct mmb_result *res)
 {
-	bool kinds[MMB_NR] = { true, true, MMB_HAVE_DRM, true };
+	bool kinds[MMB_NR] = { true, true, MMB_HAVE_DRM, MMB_HAVE_GENPOOL };
 	unsigned int k, r, same;
 	char what[32];
 	int ret;
 
 	if (!MMB_HAVE_DRM)
 		pr_info("bench: live=%u drm_mm skipped: this kernel has no DRM (CONFIG_DRM unset)\n",
+			n);
+	if (!MMB_HAVE_GENPOOL)
+		pr_info("bench: live=%u gen_pool skipped: this kernel has no CONFIG_GENERIC_ALLOCATOR\n",
 			n);
 	ret = mmb_run(kinds, n, rounds, n >= 100000 ? min(gp_rounds, rounds) : rounds,
 		      res);
@@ -489,7 +502,8 @@ static int mmb_level(unsigned int n, struct mmb_result *res)
 	snprintf(what, sizeof(what), "live=%u ratio", n);
 	if (MMB_HAVE_DRM)
 		mmb_ratio(what, "svod", "drm_mm", &res[MMB_SVOD], &res[MMB_DRM_MM]);
-	mmb_ratio(what, "svod", "gen_pool", &res[MMB_SVOD], &res[MMB_GEN_POOL]);
+	if (MMB_HAVE_GENPOOL)
+		mmb_ratio(what, "svod", "gen_pool", &res[MMB_SVOD], &res[MMB_GEN_POOL]);
 	return 0;
 }
 
