@@ -539,10 +539,13 @@ static int __init mmb_init(void)
 		 * Its change from 1k to 100k compares the growths, load aside.
 		 */
 		for (i = 0; i < 2; i++) {
-			rel[i].alloc_med = div64_u64(mmb_res[2 * i][MMB_SVOD].alloc_med * 10000,
-						     max_t(u64, mmb_res[2 * i][MMB_DRM_MM].alloc_med, 1));
-			rel[i].free_med = div64_u64(mmb_res[2 * i][MMB_SVOD].free_med * 10000,
-						    max_t(u64, mmb_res[2 * i][MMB_DRM_MM].free_med, 1));
+			const struct mmb_result *sv = &mmb_res[2 * i][MMB_SVOD];
+			const struct mmb_result *dm = &mmb_res[2 * i][MMB_DRM_MM];
+
+			rel[i].alloc_med = div64_u64(sv->alloc_med * 10000,
+						     max_t(u64, dm->alloc_med, 1));
+			rel[i].free_med = div64_u64(sv->free_med * 10000,
+						    max_t(u64, dm->free_med, 1));
 		}
 		mmb_ratio("growth relative to drm_mm", "(svod/drm_mm at 100k)",
 			  "(svod/drm_mm at 1k)", &rel[1], &rel[0]);
