@@ -49,6 +49,9 @@ static void svod_tlsf_index_insert(struct svod_tlsf *t, struct svod_tlsf_block *
 	unsigned int l1 = svod_tlsf_lv1(b->size);
 	unsigned int l2 = svod_tlsf_lv2(t, b->size);
 
+	/* Kept for the removal: l1 <= 64, l2 < SVOD_TLSF_MAX_LV2_CNT. */
+	b->l1 = l1;
+	b->l2 = l2;
 	list_add_tail(&b->link, svod_tlsf_bucket(t, l1, l2));
 	svod_tlsf_row(t, l1)[l2 / 64] |= 1ULL << (l2 % 64);
 	t->l1_map |= 1ULL << (l1 - 1);
@@ -57,14 +60,16 @@ static void svod_tlsf_index_insert(struct svod_tlsf *t, struct svod_tlsf_block *
 /* The reference's Vec::remove at the block's position. */
 static void svod_tlsf_index_remove(struct svod_tlsf *t, struct svod_tlsf_block *b)
 {
-	unsigned int l1 = svod_tlsf_lv1(b->size);
-	unsigned int l2 = svod_tlsf_lv2(t, b->size);
-	u64 *row = svod_tlsf_row(t, l1);
-	unsigned int w;
+	unsigned int l1 = b->l1, l2 = b->l2, w;
+	u64 *row;
 
-	list_del(&b->link);
-	if (!list_empty(svod_tlsf_bucket(t, l1, l2)))
+	/* Another block stays in the bucket: nothing else changes. */
+	if (b->link.next != b->link.prev) {
+		list_del(&b->link);
 		return;
+	}
+	list_del(&b->link);
+	row = svod_tlsf_row(t, l1);
 	row[l2 / 64] &= ~(1ULL << (l2 % 64));
 	for (w = 0; w < t->l2_words; w++)
 		if (row[w])
@@ -137,52 +142,43 @@ static void svod_tlsf_block_put(struct svod_tlsf *t, struct svod_tlsf_block *b)
 }
 
 /*
- * The reference's split_block(): @b keeps its start and shrinks to
- * @new_size (re-indexed at its bucket's tail), the rest becomes a new free
- * block after it (indexed at its bucket's tail). Returns the new block.
+ * The reference re-indexes blocks step by step: split_block() removes a
+ * block, appends its shrunk self and the remainder; merge_right() removes
+ * both blocks and appends the merged one, once per neighbour. Two patterns
+ * in those sequences change nothing: appending a block at a bucket's tail
+ * and removing it again with only removals in between leaves every bucket
+ * as it was (removals keep the order of the other entries). Cancelling
+ * them, what remains is:
+ *
+ *   alloc: remove the block found; append the alignment head (if any);
+ *          append the tail (if any), in that order
+ *   free:  remove the free left and right neighbours (free blocks never
+ *          touch, so there is at most one of each); append the merged block
+ *
+ * which is what the code below does: every bucket holds the same blocks in
+ * the same order as the reference's after every call, with two to six list
+ * operations fewer per call.
  */
-static struct svod_tlsf_block *svod_tlsf_split(struct svod_tlsf *t,
-					       struct svod_tlsf_block *b,
-					       u64 new_size)
+
+/* Link @n into the address list right after @b. */
+static void svod_tlsf_link_after(struct svod_tlsf_block *b, struct svod_tlsf_block *n)
 {
-	struct svod_tlsf_block *rest = svod_tlsf_block_get(t);
-
-	if (!rest)
-		return NULL;
-	svod_tlsf_index_remove(t, b);
-	rest->start = b->start + new_size;
-	rest->size = b->size - new_size;
-	b->size = new_size;
-	svod_tlsf_index_insert(t, b);
-
-	rest->free = true;
-	rest->prev = b;
-	rest->next = b->next;
-	svod_tlsf_index_insert(t, rest);
-	if (rest->next)
-		rest->next->prev = rest;
-	b->next = rest;
-	return rest;
+	n->prev = b;
+	n->next = b->next;
+	if (n->next)
+		n->next->prev = n;
+	b->next = n;
 }
 
-/*
- * The reference's merge_right(): absorb each free right neighbour into @b,
- * removing both from the index and re-appending @b at its new bucket's tail.
- */
-static void svod_tlsf_merge_right(struct svod_tlsf *t, struct svod_tlsf_block *b)
+/* Unlink @n (the block after @b), giving its bytes to @b; @n returns to the pool. */
+static void svod_tlsf_absorb(struct svod_tlsf *t, struct svod_tlsf_block *b,
+			     struct svod_tlsf_block *n)
 {
-	struct svod_tlsf_block *n;
-
-	while ((n = b->next) && n->free) {
-		svod_tlsf_index_remove(t, b);
-		svod_tlsf_index_remove(t, n);
-		b->size += n->size;
-		b->next = n->next;
-		svod_tlsf_index_insert(t, b);
-		svod_tlsf_block_put(t, n);
-	}
+	b->size += n->size;
+	b->next = n->next;
 	if (b->next)
 		b->next->prev = b;
+	svod_tlsf_block_put(t, n);
 }
 
 /**
@@ -278,8 +274,8 @@ int svod_tlsf_alloc(struct svod_tlsf *t, u64 size, u64 align,
 		    struct svod_tlsf_block **out)
 {
 	u64 req = max(size, t->block_size);
-	u64 need, granule, aligned;
-	struct svod_tlsf_block *b;
+	u64 need, granule, aligned, head, tail;
+	struct svod_tlsf_block *b, *a, *rest;
 	unsigned int msb;
 
 	align = max(align, 1ULL);
@@ -297,18 +293,38 @@ int svod_tlsf_alloc(struct svod_tlsf *t, u64 size, u64 align,
 	if (!b)
 		return -ENOSPC;
 
+	/* The bucket's blocks are >= need >= req + align - 1 bytes. */
 	aligned = svod_round_up(b->start, align);
-	if (aligned != b->start) {
-		b = svod_tlsf_split(t, b, aligned - b->start);
-		if (!b)
-			return -ENOMEM;
-	}
-	if (b->size > req && !svod_tlsf_split(t, b, req))
+	head = aligned - b->start;
+	tail = b->size - head - req;
+	/* The pool holds 2 * max_live + 1 blocks: more can never be in use. */
+	if (WARN_ON_ONCE((head || tail) &&
+			 (!t->spare || (head && tail && !t->spare->next))))
 		return -ENOMEM;
+
 	svod_tlsf_index_remove(t, b);
-	b->free = false;
-	t->peak = max(t->peak, b->start + req);
-	*out = b;
+	a = b;
+	if (head) {
+		/* @b stays free as the head; the allocation is a new block. */
+		a = svod_tlsf_block_get(t);
+		a->start = aligned;
+		a->size = b->size - head;
+		svod_tlsf_link_after(b, a);
+		b->size = head;
+		svod_tlsf_index_insert(t, b);
+	}
+	if (tail) {
+		rest = svod_tlsf_block_get(t);
+		rest->start = a->start + req;
+		rest->size = tail;
+		rest->free = true;
+		svod_tlsf_link_after(a, rest);
+		a->size = req;
+		svod_tlsf_index_insert(t, rest);
+	}
+	a->free = false;
+	t->peak = max(t->peak, a->start + req);
+	*out = a;
 	return 0;
 }
 
@@ -317,18 +333,27 @@ int svod_tlsf_alloc(struct svod_tlsf *t, u64 size, u64 align,
  * @t: the allocator
  * @blk: a block returned by svod_tlsf_alloc() and not freed since
  *
- * Indexes @blk at its bucket's tail, walks left over free neighbours, then
- * merges right from there, as the reference does.
+ * Merges @blk with its free left and right neighbours and indexes the
+ * result at its bucket's tail: the buckets end as the reference's do after
+ * its free() (which indexes @blk, walks left, then merges right).
  *
  * Context: any.
  */
 void svod_tlsf_free(struct svod_tlsf *t, struct svod_tlsf_block *blk)
 {
+	struct svod_tlsf_block *left = blk->prev, *right = blk->next;
+
 	if (WARN_ON_ONCE(blk->free))
 		return;
+	if (left && left->free) {
+		svod_tlsf_index_remove(t, left);
+		svod_tlsf_absorb(t, left, blk);
+		blk = left;
+	}
+	if (right && right->free) {
+		svod_tlsf_index_remove(t, right);
+		svod_tlsf_absorb(t, blk, right);
+	}
 	blk->free = true;
 	svod_tlsf_index_insert(t, blk);
-	while (blk->prev && blk->prev->free)
-		blk = blk->prev;
-	svod_tlsf_merge_right(t, blk);
 }

@@ -26,6 +26,8 @@
  * @start: first offset
  * @size: bytes
  * @free: in a bucket (true) or handed out (false)
+ * @l1: row of the bucket the block is in (valid while @free)
+ * @l2: column of that bucket (valid while @free)
  */
 struct svod_tlsf_block {
 	struct list_head link;
@@ -34,6 +36,8 @@ struct svod_tlsf_block {
 	u64 start;
 	u64 size;
 	bool free;
+	u8 l1;
+	u16 l2;
 };
 
 /**

@@ -7,9 +7,12 @@
  * 1. CPU engine STAGE and READ throughput against a direct userspace memcpy
  *    into (and out of) the same BAR range mapped through sysfs resource2_wc,
  *    4 KiB to 16 MiB, as MB/s and the ratio ioctl/direct.
- * 2. The ALLOC+FREE ioctl pair against a null ioctl (QUERY with nr_tiers 0).
+ * 2. The ALLOC+FREE ioctl pair (4 KiB) against two null ioctls, an unknown
+ *    command (ENOTTY) and QUERY with nr_tiers 0, at 0, 1k, 10k and 100k
+ *    allocations live in the tier (held by other open files), with RESOLVE
+ *    and the pair at the smallest size for where the time goes. Medians.
  *
- * Each figure is the best of several timed rounds of at least
+ * Each CPU figure is the best of several timed rounds of at least
  * BENCH_ROUND_MS, so a descheduled round on a shared host does not count.
  * A kernel that refuses the sysfs mapping (CONFIG_IO_STRICT_DEVMEM while the
  * driver owns the BAR; boot with iomem=relaxed) gets the ioctl figures only.
@@ -29,14 +32,19 @@
 #define BENCH_ROUND_MS	100
 #define BENCH_ROUNDS	2
 #define MAX_SIZE	(16u << 20)
-#define NULL_OPS	2000
+#define NULL_OPS	200
+#define NULL_ROUNDS	15
+#define NR_FILL_FILES	4
+#define FILL_PER_FILE	50000u
+/* An ioctl number svod does not know: the driver answers ENOTTY. */
+#define SVOD_BENCH_ENOTTY	_IO(SVOD_IOCTL_MAGIC, 0x7f)
 
 static const uint32_t sizes[] = {
 	4u << 10, 64u << 10, 256u << 10, 1u << 20, 4u << 20, 16u << 20,
 };
 
-/* The CPU figures: stage, read, direct write, direct read per size. */
-#define NR_CASES	(ARRAY_SIZE(sizes) * 2 + 2)
+/* Stage and read per size, then the ioctl pair at 4 levels of live allocations. */
+#define NR_CASES	(ARRAY_SIZE(sizes) * 2 + 4)
 
 static int fd = -1;
 static struct svod_tier_info tier;
@@ -155,34 +163,145 @@ static void bench_cpu(uint8_t *buf, volatile uint8_t *wc)
 	}
 }
 
-static void bench_alloc_free(void)
+/* Per-op ns of @what, median of NULL_ROUNDS rounds of NULL_OPS, or < 0. */
+enum null_op { NOP_ENOTTY, NOP_QUERY, NOP_RESOLVE, NOP_PAIR_4K, NOP_PAIR_MIN };
+
+static int run_null_op(enum null_op op, uint64_t h)
 {
+	struct svod_resolve res;
 	struct svod_query q;
 	struct svod_alloc a;
-	double t0, null_ns, pair_ns;
-	unsigned int i;
-	int ret = 0;
+	int ret;
 
-	t0 = now_s();
-	for (i = 0; i < NULL_OPS && !ret; i++) {
+	switch (op) {
+	case NOP_ENOTTY:
+		ret = svod_ioctl(fd, SVOD_BENCH_ENOTTY, NULL);
+		return ret == -ENOTTY ? 0 : (ret ? ret : -EPROTO);
+	case NOP_QUERY:
 		/* QUERY writes the tier count back: ask for none every time. */
 		q = (struct svod_query){};
-		ret = svod_ioctl(fd, SVOD_IOCTL_QUERY, &q);
+		return svod_ioctl(fd, SVOD_IOCTL_QUERY, &q);
+	case NOP_RESOLVE:
+		res = (struct svod_resolve){ .handle = h };
+		return svod_ioctl(fd, SVOD_IOCTL_RESOLVE, &res);
+	case NOP_PAIR_4K:
+	case NOP_PAIR_MIN:
+		ret = svod_alloc(fd, tier.id, op == NOP_PAIR_4K ? 4096 : tier.align,
+				 0, &a);
+		return ret ? ret : svod_free(fd, a.handle);
 	}
-	null_ns = (now_s() - t0) * 1e9 / NULL_OPS;
-	tap_ok(!ret, "bench_null_ioctl (%d)", ret);
+	return -EINVAL;
+}
 
-	t0 = now_s();
-	for (i = 0; i < NULL_OPS && !ret; i++) {
-		ret = svod_alloc(fd, tier.id, 4096, 0, &a);
-		if (!ret)
-			ret = svod_free(fd, a.handle);
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Per-op ns of each of @nr ops, median over NULL_ROUNDS rounds in which the
+ * ops take turns (NULL_OPS each), so a busy host slows them alike. 0 or
+ * the first negative errno.
+ */
+static int null_ns(const enum null_op *ops, unsigned int nr, uint64_t h, double *out)
+{
+	double t0, ns[8][NULL_ROUNDS];
+	unsigned int r, i, k;
+	int ret;
+
+	for (r = 0; r < NULL_ROUNDS; r++) {
+		for (k = 0; k < nr; k++) {
+			t0 = now_s();
+			for (i = 0; i < NULL_OPS; i++) {
+				ret = run_null_op(ops[k], h);
+				if (ret)
+					return ret;
+			}
+			ns[k][r] = (now_s() - t0) * 1e9 / NULL_OPS;
+		}
 	}
-	pair_ns = (now_s() - t0) * 1e9 / NULL_OPS;
-	if (!ret)
-		printf("# bench: alloc+free pair %.0f ns, null ioctl (QUERY nr_tiers=0) %.0f ns, ratio %.2f\n",
-		       pair_ns, null_ns, pair_ns / null_ns);
-	tap_ok(!ret, "bench_alloc_free_pair (%d)", ret);
+	for (k = 0; k < nr; k++) {
+		qsort(ns[k], NULL_ROUNDS, sizeof(ns[k][0]), cmp_double);
+		out[k] = ns[k][NULL_ROUNDS / 2];
+	}
+	return 0;
+}
+
+/*
+ * Bring the tier to @live allocations of the smallest size, spread over
+ * fill files of at most FILL_PER_FILE each (a file holds at most the
+ * module's max_handles). Return: 0 or a negative errno.
+ */
+static int fill_to(int *files, unsigned int *held, unsigned int live)
+{
+	struct svod_alloc a;
+	unsigned int f;
+	int ret;
+
+	for (f = 0; f < NR_FILL_FILES && *held < live; f++) {
+		if (files[f] < 0)
+			files[f] = ht_open();
+		if (files[f] < 0)
+			return files[f];
+		while (*held < live && *held < (f + 1) * FILL_PER_FILE) {
+			ret = svod_alloc(files[f], tier.id, tier.align, 0, &a);
+			if (ret)
+				return ret;
+			(*held)++;
+		}
+	}
+	return *held == live ? 0 : -EMFILE;
+}
+
+/*
+ * The ALLOC+FREE pair (4 KiB, scrub included) against two null ioctls: an
+ * unknown command (ENOTTY, the floor every ioctl pays) and QUERY asking for
+ * no tier; at 0, 1k, 10k and 100k allocations live in the tier. RESOLVE
+ * (file lock and handle lookup) and the pair at the tier's smallest size
+ * (a 64-byte scrub) show where the time goes.
+ */
+static void bench_alloc_free(void)
+{
+	static const unsigned int levels[] = { 0, 1000, 10000, 100000 };
+	int files[NR_FILL_FILES] = { -1, -1, -1, -1 };
+	static const enum null_op ops[] = {
+		NOP_ENOTTY, NOP_QUERY, NOP_RESOLVE, NOP_PAIR_4K, NOP_PAIR_MIN,
+	};
+	double ns[ARRAY_SIZE(ops)], enotty, query, resolve, pair, pair_min;
+	unsigned int l, f, held = 0;
+	struct svod_alloc a;
+	int ret;
+
+	for (l = 0; l < ARRAY_SIZE(levels); l++) {
+		ret = fill_to(files, &held, levels[l]);
+		/* The file keeps one allocation: RESOLVE's handle. */
+		if (!ret)
+			ret = svod_alloc(fd, tier.id, tier.align, 0, &a);
+		if (!ret) {
+			ret = null_ns(ops, ARRAY_SIZE(ops), a.handle, ns);
+			svod_free(fd, a.handle);
+		}
+		if (ret) {
+			tap_ok(0, "bench_alloc_free_pair_live_%u (%d)", levels[l], ret);
+			continue;
+		}
+		enotty = ns[0];
+		query = ns[1];
+		resolve = ns[2];
+		pair = ns[3];
+		pair_min = ns[4];
+		printf("# bench: ioctl live=%-6u alloc+free 4 KiB pair %6.0f ns: %.2fx two ENOTTY ioctls (%.0f ns each), %.2fx two QUERY nr_tiers=0 (%.0f ns each)\n",
+		       levels[l], pair, pair / (2 * enotty), enotty, pair / (2 * query), query);
+		printf("# bench: ioctl live=%-6u where it goes: pair at %llu B (scrub %llu B) %.0f ns, RESOLVE %.0f ns\n",
+		       levels[l], (unsigned long long)tier.align,
+		       (unsigned long long)tier.align, pair_min, resolve);
+		tap_ok(1, "bench_alloc_free_pair_live_%u", levels[l]);
+	}
+	for (f = 0; f < NR_FILL_FILES; f++)
+		if (files[f] >= 0)
+			close(files[f]);
 }
 
 int main(void)

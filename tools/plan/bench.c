@@ -5,7 +5,9 @@
  * events/s on its largest accepted traces, and peak / lower bound of both
  * strategies over a set of traces. `plan_bench --check` instead checks the
  * invariants (check.c) of both strategies over many generated traces and
- * prints `ok - ...` / `not ok - ...` lines.
+ * prints `ok - ...` / `not ok - ...` lines. `plan_bench --trace FILE` prints
+ * the events/s of svod_plan_run (TLSF) on a trace file, best of three, the
+ * events read first (refbench.py compares it with the reference planner).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -159,12 +161,63 @@ static int check(void)
 	return rc;
 }
 
+/* Reads a trace file (alloc ID SIZE [ALIGN] / free ID) into @ev. Return: events or -1. */
+static long read_trace(const char *path, struct svod_plan_event *ev, uint32_t max)
+{
+	unsigned long long a, b, c;
+	FILE *f = fopen(path, "r");
+	char line[256], op[8];
+	uint32_t n = 0;
+	int k;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		k = sscanf(line, "%7s %lli %lli %lli", op, &a, &b, &c);
+		if (k < 2 || op[0] == '#')
+			continue;
+		if (n == max) {
+			fclose(f);
+			return -1;
+		}
+		ev[n] = (struct svod_plan_event){ .id = (uint32_t)a };
+		if (!strcmp(op, "alloc")) {
+			ev[n].op = SVOD_PLAN_ALLOC;
+			ev[n].size = b;
+			ev[n].align = k == 4 ? c : 0;
+		} else {
+			ev[n].op = SVOD_PLAN_FREE;
+		}
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+static int bench_trace(const char *path)
+{
+	struct svod_plan_event *ev = calloc(SVOD_PLAN_MAX_EVENTS, sizeof(*ev));
+	u64 *off = calloc(SVOD_PLAN_MAX_EVENTS, sizeof(*off));
+	long n = ev && off ? read_trace(path, ev, SVOD_PLAN_MAX_EVENTS) : -1;
+
+	if (n < 0) {
+		fprintf(stderr, "plan_bench: cannot read %s\n", path);
+		return 1;
+	}
+	printf("%.0f\n", rate(SVOD_PLAN_TLSF, ev, (uint32_t)n, off));
+	free(off);
+	free(ev);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 3 && !strcmp(argv[1], "--trace"))
+		return bench_trace(argv[2]);
 	if (argc == 2 && !strcmp(argv[1], "--check"))
 		return check();
 	if (argc != 1) {
-		fprintf(stderr, "usage: plan_bench [--check]\n");
+		fprintf(stderr, "usage: plan_bench [--check | --trace FILE]\n");
 		return 2;
 	}
 	return bench();

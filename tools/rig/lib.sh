@@ -39,6 +39,8 @@ build_modules() {
 	# Debian builds configfs (svod's tier declarations) as a module.
 	if [ "$kind" = stock ]; then
 		cp "/lib/modules/$(stock_release)/kernel/fs/configfs/configfs.ko" "$b/modules/"
+		# drm_mm for tools/testing/mm_bench (drm.ko needs no other module).
+		cp "/lib/modules/$(stock_release)/kernel/drivers/gpu/drm/drm.ko" "$b/modules/"
 	fi
 	local t
 	for t in "$top"/tools/testing/*/Kbuild; do

@@ -74,72 +74,219 @@ static int plan_trace_push(struct plan_trace *t, const struct svod_plan_event *e
 	return 0;
 }
 
-/* One line: 0, 1 for a line without an event, or -EINVAL. */
-static int plan_parse_line(char *line, struct svod_plan_event *e)
+/* Bytes read from a trace file at a time. */
+#define PLAN_READ_CHUNK	(1U << 20)
+
+/*
+ * A number token of @len bytes: plain decimal digits without a leading zero
+ * are converted here; anything else (0x hex, octal, signs, junk) goes
+ * through plan_parse_u64(), so both accept exactly what strtoull(base 0)
+ * accepts.
+ */
+static int plan_token_u64(const char *s, size_t len, uint64_t *v)
 {
+	char tmp[72];
+	uint64_t x = 0;
+	size_t i;
+
+	if (len && len < 20 && (s[0] != '0' || len == 1)) {
+		for (i = 0; i < len && s[i] >= '0' && s[i] <= '9'; i++)
+			x = x * 10 + (uint64_t)(s[i] - '0');
+		if (i == len) {
+			*v = x;
+			return 0;
+		}
+	}
+	if (len >= sizeof(tmp))
+		return -EINVAL;
+	memcpy(tmp, s, len);
+	tmp[len] = '\0';
+	return plan_parse_u64(tmp, v);
+}
+
+static int plan_token_u32(const char *s, size_t len, uint32_t *v)
+{
+	uint64_t x;
+
+	if (plan_token_u64(s, len, &x) || x > UINT32_MAX)
+		return -EINVAL;
+	*v = (uint32_t)x;
+	return 0;
+}
+
+static int plan_is_sep(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/*
+ * One line of @len bytes (no newline): 0, 1 for a line without an event, or
+ * -EINVAL. Tokens are separated by spaces, tabs and carriage returns; a
+ * line whose first token starts with '#' is a comment.
+ */
+static int plan_parse_line(const char *line, size_t len, struct svod_plan_event *e)
+{
+	const char *tok[5];
+	size_t tlen[5], i = 0;
 	uint64_t size, align = 0;
-	char *tok[5];
 	int n = 0;
 
-	line += strspn(line, " \t");
-	if (line[0] == '#')
+	while (i < len && (line[i] == ' ' || line[i] == '\t'))
+		i++;
+	if (i < len && line[i] == '#')
 		return 1;
-	for (char *s = strtok(line, " \t\r\n"); s; s = strtok(NULL, " \t\r\n")) {
+	while (i < len) {
+		while (i < len && plan_is_sep(line[i]))
+			i++;
+		if (i == len)
+			break;
 		if (n == 5)
 			return -EINVAL;
-		tok[n++] = s;
+		tok[n] = line + i;
+		while (i < len && !plan_is_sep(line[i]))
+			i++;
+		tlen[n] = (size_t)(line + i - tok[n]);
+		n++;
 	}
 	if (!n)
 		return 1;
 	*e = (struct svod_plan_event){};
-	if (!strcmp(tok[0], "alloc") && (n == 3 || n == 4)) {
+	if (tlen[0] == 5 && !memcmp(tok[0], "alloc", 5) && (n == 3 || n == 4)) {
 		e->op = SVOD_PLAN_ALLOC;
-		if (plan_parse_u32(tok[1], &e->id) || plan_parse_u64(tok[2], &size))
+		if (plan_token_u32(tok[1], tlen[1], &e->id) ||
+		    plan_token_u64(tok[2], tlen[2], &size))
 			return -EINVAL;
-		if (n == 4 && plan_parse_u64(tok[3], &align))
+		if (n == 4 && plan_token_u64(tok[3], tlen[3], &align))
 			return -EINVAL;
 		e->size = size;
 		e->align = align;
 		return 0;
 	}
-	if (!strcmp(tok[0], "free") && n == 2) {
+	if (tlen[0] == 4 && !memcmp(tok[0], "free", 4) && n == 2) {
 		e->op = SVOD_PLAN_FREE;
-		return plan_parse_u32(tok[1], &e->id);
+		return plan_token_u32(tok[1], tlen[1], &e->id);
 	}
 	return -EINVAL;
 }
 
+/*
+ * Parse every complete line of buf[0..*len) (and the last, unterminated
+ * one when @eof) into @t. Moves an incomplete last line to the front of
+ * @buf and leaves its length in *@len. Return: 0, -EINVAL (a bad line,
+ * reported) or -E2BIG.
+ */
+static int plan_parse_chunk(const char *path, char *buf, size_t *len, int eof,
+			    unsigned long *lineno, struct plan_trace *t)
+{
+	struct svod_plan_event e;
+	size_t pos = 0, end;
+	char *nl;
+	int err;
+
+	while (pos < *len) {
+		nl = memchr(buf + pos, '\n', *len - pos);
+		if (!nl && !eof)
+			break;
+		end = nl ? (size_t)(nl - buf) : *len;
+		++*lineno;
+		err = plan_parse_line(buf + pos, end - pos, &e);
+		if (err < 0) {
+			fprintf(stderr, "svodctl plan: %s:%lu: %s\n", path, *lineno,
+				"expected 'alloc ID SIZE [ALIGN]' or 'free ID'");
+			return err;
+		}
+		if (!err && plan_trace_push(t, &e)) {
+			fprintf(stderr, "svodctl plan: %s: more than %u events\n", path,
+				(unsigned int)SVOD_PLAN_MAX_EVENTS);
+			return -E2BIG;
+		}
+		pos = nl ? end + 1 : *len;
+	}
+	memmove(buf, buf + pos, *len - pos);
+	*len -= pos;
+	return 0;
+}
+
+/* Reads the trace a megabyte at a time; lines may have any length. */
 static int plan_read_trace(const char *path, struct plan_trace *t)
 {
 	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
-	struct svod_plan_event e;
+	size_t len = 0, cap = PLAN_READ_CHUNK, got;
 	unsigned long lineno = 0;
-	char line[256];
-	int err = 0;
+	char *buf, *p;
+	int err = 0, eof = 0;
 
 	if (!f) {
 		err = -errno;
 		fprintf(stderr, "svodctl plan: %s: %s\n", path, strerror(errno));
 		return err;
 	}
-	while (fgets(line, sizeof(line), f)) {
-		lineno++;
-		err = plan_parse_line(line, &e);
-		if (err < 0) {
-			fprintf(stderr, "svodctl plan: %s:%lu: %s\n", path, lineno,
-				"expected 'alloc ID SIZE [ALIGN]' or 'free ID'");
-			break;
+	buf = malloc(cap);
+	while (buf && !err && !eof) {
+		if (cap - len < PLAN_READ_CHUNK / 2) {
+			/* One line longer than what is left: make room for it. */
+			p = realloc(buf, cap * 2);
+			if (!p)
+				break;
+			buf = p;
+			cap *= 2;
 		}
-		err = err ? 0 : plan_trace_push(t, &e);
-		if (err) {
-			fprintf(stderr, "svodctl plan: %s: more than %u events\n", path,
-				(unsigned int)SVOD_PLAN_MAX_EVENTS);
-			break;
-		}
+		got = fread(buf + len, 1, cap - len, f);
+		len += got;
+		eof = got == 0;
+		err = plan_parse_chunk(path, buf, &len, eof, &lineno, t);
 	}
+	if (!buf || (!err && !eof)) {
+		fprintf(stderr, "svodctl plan: out of memory\n");
+		err = -ENOMEM;
+	}
+	free(buf);
 	if (f != stdin)
 		fclose(f);
 	return err;
+}
+
+/* Decimal digits of @v written backwards ending at @end; returns the start. */
+static char *plan_utoa(char *end, uint64_t v)
+{
+	do {
+		*--end = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return end;
+}
+
+/* "alloc EVENT ID OFFSET" per placed ALLOC, formatted by hand in big writes. */
+static void plan_print_allocs(const struct plan_trace *t, const __u64 *offsets)
+{
+	static char out[1 << 16];
+	char num[24], *d;
+	size_t n = 0;
+	uint32_t i;
+
+	for (i = 0; i < t->nr; i++) {
+		if (t->ev[i].op != SVOD_PLAN_ALLOC || offsets[i] == SVOD_PLAN_NO_OFFSET)
+			continue;
+		if (n > sizeof(out) - 80) {
+			fwrite(out, 1, n, stdout);
+			n = 0;
+		}
+		memcpy(out + n, "alloc ", 6);
+		n += 6;
+		d = plan_utoa(num + sizeof(num), i);
+		memcpy(out + n, d, (size_t)(num + sizeof(num) - d));
+		n += (size_t)(num + sizeof(num) - d);
+		out[n++] = ' ';
+		d = plan_utoa(num + sizeof(num), t->ev[i].id);
+		memcpy(out + n, d, (size_t)(num + sizeof(num) - d));
+		n += (size_t)(num + sizeof(num) - d);
+		out[n++] = ' ';
+		d = plan_utoa(num + sizeof(num), offsets[i]);
+		memcpy(out + n, d, (size_t)(num + sizeof(num) - d));
+		n += (size_t)(num + sizeof(num) - d);
+		out[n++] = '\n';
+	}
+	fwrite(out, 1, n, stdout);
 }
 
 static int plan_via_ioctl(const struct svod_plan_params *p, const struct plan_trace *t,
@@ -209,7 +356,6 @@ int svodctl_cmd_plan(int argc, char **argv)
 	uint64_t num;
 	__u64 *offsets = NULL;
 	int use_ioctl = 0, c, err, ret = 2;
-	uint32_t i;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "s:a:b:l:kh", opts, NULL)) != -1) {
@@ -261,10 +407,7 @@ int svodctl_cmd_plan(int argc, char **argv)
 	else
 		err = svod_plan_run(&p, t.ev, t.nr, offsets, &res, GFP_KERNEL);
 
-	for (i = 0; i < t.nr; i++)
-		if (t.ev[i].op == SVOD_PLAN_ALLOC && offsets[i] != SVOD_PLAN_NO_OFFSET)
-			printf("alloc %u %u %llu\n", i, t.ev[i].id,
-			       (unsigned long long)offsets[i]);
+	plan_print_allocs(&t, offsets);
 	if (err) {
 		printf("error %s event %d\n", svod_errno_name(err),
 		       res.failed_event == UINT32_MAX ? -1 : (int)res.failed_event);
