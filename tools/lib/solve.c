@@ -76,9 +76,13 @@ struct solve_trail {
  * @target: peaks above this are pruned (@best_peak - 1)
  * @lb: the lower bound the search stops at
  * @cand: scratch: the candidates of one node, @dp their best coverage
+ *	(or how many cover each slot)
+ * @low: scratch: per slot, the lowest floor of an unplaced buffer there
  * @nodes: nodes visited
  * @deadline: CLOCK_MONOTONIC seconds
- * @stop: budget exhausted or lower bound met
+ * @stop: end this search: a plan found or time out
+ * @found: this search found a plan within @target
+ * @timeout: this search ran out of time
  */
 struct solver {
 	struct solve_buf *b;
@@ -100,9 +104,12 @@ struct solver {
 	uint64_t lb;
 	uint32_t *cand;
 	uint64_t *dp;
+	uint64_t *low;
 	uint64_t nodes;
 	double deadline;
 	int stop;
+	int found;
+	int timeout;
 };
 
 static double solve_now(void)
@@ -183,20 +190,56 @@ static uint64_t solve_lowest(const struct solver *s, uint32_t i)
 	return d >= s->minoff[i] ? d : UINT64_MAX;
 }
 
-/* Every slot's unplaced bytes fit between max(x, skyline) and target. */
-static int solve_fits(const struct solver *s, uint64_t x)
+/*
+ * Every slot's unplaced bytes fit between max(x, skyline) and the target.
+ * *@tight gets the slot at or below x with no room to spare (a buffer live
+ * there must start exactly at x) that the fewest candidates can fill, or
+ * SOLVE_NONE if no slot is tight. 0 when some slot cannot be filled.
+ */
+static int solve_fits(struct solver *s, uint64_t x, uint32_t *tight)
 {
-	uint32_t t;
+	uint32_t t, i, best = UINT32_MAX;
+	int64_t cover = 0;
 
+	*tight = SOLVE_NONE;
+	memset(s->dp, 0, (s->m + 1) * sizeof(*s->dp));
+	for (t = 0; t < s->m; t++)
+		s->low[t] = UINT64_MAX;
+	for (i = 0; i < s->m; i++) {
+		uint64_t d;
+
+		if (s->off[i] != UINT64_MAX)
+			continue;
+		d = solve_round_up(s->end[i], s->b[i].align);
+		for (t = s->b[i].lo; t < s->b[i].hi; t++)
+			if (d < s->low[t])
+				s->low[t] = d;
+		if (solve_lowest(s, i) != x)
+			continue;
+		s->dp[s->b[i].lo]++;
+		s->dp[s->b[i].hi]--;
+	}
 	for (t = 0; t < s->m; t++) {
 		uint64_t floor = s->sky[t] > x ? s->sky[t] : x;
 
+		cover += (int64_t)s->dp[t];
 		if (s->rem[t] > s->target || floor > s->target - s->rem[t])
 			return 0;
+		/* Tight: the lowest buffer that can still sit here must fit. */
+		if (s->rem[t] && floor == s->target - s->rem[t] && s->low[t] > floor)
+			return 0;
+		if (s->rem[t] && s->sky[t] <= x && floor == s->target - s->rem[t] &&
+		    (uint64_t)cover < best) {
+			if (!cover)
+				return 0;
+			best = (uint32_t)cover;
+			*tight = t;
+		}
 	}
 	return 1;
 }
 
+/* A complete plan within the target: keep it if best, end this search. */
 static void solve_record(struct solver *s)
 {
 	uint64_t peak = 0;
@@ -205,13 +248,12 @@ static void solve_record(struct solver *s)
 	for (i = 0; i < s->m; i++)
 		if (solve_add(s->off[i], s->b[i].size) > peak)
 			peak = solve_add(s->off[i], s->b[i].size);
-	if (peak >= s->best_peak)
-		return;
-	memcpy(s->best, s->off, s->m * sizeof(*s->best));
-	s->best_peak = peak;
-	s->target = peak - 1;
-	if (peak <= s->lb)
-		s->stop = 1;
+	if (peak < s->best_peak) {
+		memcpy(s->best, s->off, s->m * sizeof(*s->best));
+		s->best_peak = peak;
+	}
+	s->found = 1;
+	s->stop = 1;
 }
 
 static int solve_dfs(struct solver *s, uint32_t placed);
@@ -285,10 +327,10 @@ static uint32_t solve_first(struct solver *s, uint64_t x)
 }
 
 /* Branch over the candidates at @x, in priority order. */
-static int solve_branch(struct solver *s, uint32_t placed, uint64_t x)
+static int solve_branch(struct solver *s, uint32_t placed, uint64_t x, uint32_t tight)
 {
 	const struct solve_buf *last = NULL;
-	uint32_t k, i, first = solve_first(s, x);
+	uint32_t k, i, first = tight == SOLVE_NONE ? solve_first(s, x) : SOLVE_NONE;
 	size_t mark = s->nr_trail;
 	int err;
 
@@ -297,6 +339,9 @@ static int solve_branch(struct solver *s, uint32_t placed, uint64_t x)
 		if (i == SOLVE_NONE || (k && i == first))
 			continue;
 		if (s->off[i] != UINT64_MAX || solve_lowest(s, i) != x)
+			continue;
+		/* A tight slot: only the buffers that can fill it from x. */
+		if (tight != SOLVE_NONE && (s->b[i].lo > tight || s->b[i].hi <= tight))
 			continue;
 		if (solve_add(x, s->b[i].size) > s->target)
 			continue;
@@ -325,7 +370,7 @@ static int solve_dfs(struct solver *s, uint32_t placed)
 {
 	size_t mark = s->nr_trail;
 	uint64_t x = UINT64_MAX, d;
-	uint32_t i;
+	uint32_t i, tight;
 	int err;
 
 	if (s->stop)
@@ -334,21 +379,26 @@ static int solve_dfs(struct solver *s, uint32_t placed)
 		solve_record(s);
 		return 0;
 	}
-	if (!(++s->nodes & 255) && s->best_peak != UINT64_MAX &&
-	    solve_now() > s->deadline) {
+	if (!(++s->nodes & 255) && solve_now() > s->deadline) {
 		s->stop = 1;
+		s->timeout = 1;
 		return 0;
 	}
 	for (i = 0; i < s->m; i++) {
 		if (s->off[i] != UINT64_MAX)
 			continue;
+		/* Infeasible offsets: no room left above this one's floor. */
+		d = solve_round_up(s->end[i] > s->minoff[i] ? s->end[i] : s->minoff[i],
+				   s->b[i].align);
+		if (solve_add(d, s->b[i].size) > s->target)
+			return 0;
 		d = solve_lowest(s, i);
 		if (d < x)
 			x = d;
 	}
-	if (x == UINT64_MAX || !solve_fits(s, x))
+	if (x == UINT64_MAX || !solve_fits(s, x, &tight))
 		return 0;
-	err = solve_branch(s, placed, x);
+	err = solve_branch(s, placed, x, tight);
 	solve_undo(s, mark);
 	return err;
 }
@@ -412,6 +462,7 @@ static void solve_free(struct solver *s)
 	free(s->best);
 	free(s->cand);
 	free(s->dp);
+	free(s->low);
 }
 
 static int solve_prio_cmp(const void *a, const void *b)
@@ -475,7 +526,8 @@ static int solve_init(struct solver *s, const struct svod_plan_event *ev, uint32
 	s->best = malloc((s->m + 1) * sizeof(*s->best));
 	s->cand = malloc((s->m + 1) * sizeof(*s->cand));
 	s->dp = calloc(s->m + 2, sizeof(*s->dp));
-	if (!s->cand || !s->dp || !s->prio || !s->back || !s->back_at || !s->end || !s->minoff || !s->off ||
+	s->low = calloc(s->m + 1, sizeof(*s->low));
+	if (!s->low || !s->cand || !s->dp || !s->prio || !s->back || !s->back_at || !s->end || !s->minoff || !s->off ||
 	    !s->sky || !s->rem || !s->best)
 		return -ENOMEM;
 	/* back lists: j < i meets i iff i < b[j].hi; count, prefix, fill. */
@@ -556,6 +608,64 @@ static void solve_hint(struct solver *s, const uint64_t *hint)
 	}
 }
 
+/*
+ * One decision search: a plan with peak <= @target before @deadline?
+ * Return: 1 found, 0 none exists (the search completed), -1 time out, or a
+ * negative errno below -1.
+ */
+static int solve_try(struct solver *s, uint64_t target, double deadline)
+{
+	int err;
+
+	s->target = target;
+	s->deadline = deadline;
+	s->stop = 0;
+	s->found = 0;
+	s->timeout = 0;
+	err = solve_dfs(s, 0);
+	if (err)
+		return err;
+	return s->found ? 1 : s->timeout ? -1 : 0;
+}
+
+/*
+ * Decision searches from the lowest target (the most bytes live in one
+ * slot) up: the lowest first with half the time left, then bisection
+ * between what failed and the best found. Return: 1 if the best is proven
+ * optimal, 0 if not, or a negative errno.
+ */
+static int solve_search(struct solver *s, double seconds)
+{
+	double end = solve_now() + seconds, left;
+	uint64_t lo = 0, c;
+	int r, proven = 1;
+	uint32_t t;
+
+	for (t = 0; t < s->m; t++)
+		lo = s->rem[t] > lo ? s->rem[t] : lo;
+	if (s->best_peak == UINT64_MAX) {
+		/* The first dive always completes: a greedy plan. */
+		r = solve_try(s, UINT64_MAX - 1, 1e300);
+		if (r < -1)
+			return r;
+	}
+	for (c = lo; lo < s->best_peak; c = lo + (s->best_peak - 1 - lo) / 2) {
+		left = end - solve_now();
+		if (left <= 0) {
+			proven = 0;
+			break;
+		}
+		r = solve_try(s, c, solve_now() + left / 2);
+		if (r < -1)
+			return r;
+		if (r == 1)
+			continue;
+		proven &= r == 0;
+		lo = c + 1;
+	}
+	return proven;
+}
+
 /**
  * svod_plan_solve() - search for a plan with the lowest peak
  * @ev: @n events, as for SVOD_IOCTL_PLAN
@@ -599,14 +709,18 @@ int svod_plan_solve(const struct svod_plan_event *ev, uint32_t n,
 	res->lower_bound = s.lb = solve_lower_bound(ev, n, last);
 	if (hint)
 		solve_hint(&s, hint);
-	s.deadline = solve_now() + p->seconds;
-	if (s.best_peak > s.lb || !s.m)
-		err = solve_dfs(&s, 0);
-	if (err)
-		goto out;
+	if (s.m) {
+		err = solve_search(&s, p->seconds);
+		if (err < 0)
+			goto out;
+		res->optimal = err;
+		err = 0;
+	} else {
+		res->optimal = 1;
+		s.best_peak = 0;
+	}
 	res->nodes = s.nodes;
-	res->peak = s.m ? s.best_peak : 0;
-	res->optimal = !s.m || s.best_peak <= s.lb || !s.stop;
+	res->peak = s.best_peak;
 	for (i = 0; i < s.m; i++)
 		offsets[s.b[i].event] = s.best[i];
 	if (res->peak > p->arena_size)
