@@ -80,6 +80,7 @@ struct solve_trail {
  * @low: scratch: per slot, the lowest floor of an unplaced buffer there
  * @nodes: nodes visited
  * @deadline: CLOCK_MONOTONIC seconds
+ * @node_limit: this search stops (as on time out) at this many nodes
  * @stop: end this search: a plan found or time out
  * @found: this search found a plan within @target
  * @timeout: this search ran out of time
@@ -107,6 +108,7 @@ struct solver {
 	uint64_t *low;
 	uint64_t nodes;
 	double deadline;
+	uint64_t node_limit;
 	int stop;
 	int found;
 	int timeout;
@@ -379,7 +381,8 @@ static int solve_dfs(struct solver *s, uint32_t placed)
 		solve_record(s);
 		return 0;
 	}
-	if (!(++s->nodes & 255) && solve_now() > s->deadline) {
+	if (++s->nodes > s->node_limit ||
+	    (!(s->nodes & 15) && solve_now() > s->deadline)) {
 		s->stop = 1;
 		s->timeout = 1;
 		return 0;
@@ -613,10 +616,11 @@ static void solve_hint(struct solver *s, const uint64_t *hint)
  * Return: 1 found, 0 none exists (the search completed), -1 time out, or a
  * negative errno below -1.
  */
-static int solve_try(struct solver *s, uint64_t target, double deadline)
+static int solve_try(struct solver *s, uint64_t target, double deadline, uint64_t nodes)
 {
 	int err;
 
+	s->node_limit = nodes > UINT64_MAX - s->nodes ? UINT64_MAX : s->nodes + nodes;
 	s->target = target;
 	s->deadline = deadline;
 	s->stop = 0;
@@ -637,15 +641,16 @@ static int solve_try(struct solver *s, uint64_t target, double deadline)
 static int solve_search(struct solver *s, double seconds)
 {
 	double end = solve_now() + seconds, left;
-	uint64_t lo = 0, c;
+	uint64_t lo = 0, lo0, c;
 	int r, proven = 1;
 	uint32_t t;
 
 	for (t = 0; t < s->m; t++)
 		lo = s->rem[t] > lo ? s->rem[t] : lo;
+	lo0 = lo;
 	if (s->best_peak == UINT64_MAX) {
 		/* The first dive always completes: a greedy plan. */
-		r = solve_try(s, UINT64_MAX - 1, 1e300);
+		r = solve_try(s, UINT64_MAX - 1, 1e300, UINT64_MAX);
 		if (r < -1)
 			return r;
 	}
@@ -655,7 +660,9 @@ static int solve_search(struct solver *s, double seconds)
 			proven = 0;
 			break;
 		}
-		r = solve_try(s, c, solve_now() + left / 2);
+		/* Most of the time for the lower bound, the optimum of most. */
+		r = solve_try(s, c, solve_now() + (c == lo0 ? left * 0.8 : left / 2),
+			      UINT64_MAX);
 		if (r < -1)
 			return r;
 		if (r == 1)
