@@ -222,7 +222,6 @@ free_blk:
  * @lo: its ALLOC's rank among the ALLOCs (its first time slot)
  * @hi: ALLOCs before its FREE (or in the trace): it is live in slots
  *	[@lo, @hi), and two buffers share time exactly when their slots meet
- * @stamp: the last gather that collected it
  */
 struct svod_plan_item {
 	u64 size;
@@ -232,7 +231,6 @@ struct svod_plan_item {
 	u32 first;
 	u32 lo;
 	u32 hi;
-	u32 stamp;
 };
 
 /**
@@ -247,11 +245,13 @@ struct svod_plan_span {
 
 /**
  * struct svod_plan_entry - a placed buffer filed under a tree node
- * @item: index in svod_plan_greedy.items
+ * @span: where it was placed
+ * @lo: its first time slot
  * @next: the next entry of the node, or U32_MAX
  */
 struct svod_plan_entry {
-	u32 item;
+	struct svod_plan_span span;
+	u32 lo;
 	u32 next;
 };
 
@@ -268,6 +268,9 @@ struct svod_plan_entry {
  * @ent: the entries, @nr_ent used of @cap_ent
  * @spans: the buffers one gather collected
  * @stamp: the current gather
+ * @qlo: its first slot: a buffer is collected at the one node of its
+ *	tiling that holds slot max(@qlo, its first slot), so exactly once
+ * @levels: log2(@leaves)
  * @work: nodes and entries visited so far; the placement gives up beyond
  *	@budget, which keeps its cost O(m log m)
  */
@@ -283,6 +286,8 @@ struct svod_plan_greedy {
 	u64 cap_ent;
 	struct svod_plan_span *spans;
 	u32 stamp;
+	u32 qlo;
+	u32 levels;
 	u64 work;
 	u64 budget;
 };
@@ -312,22 +317,32 @@ static int svod_plan_span_cmp(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-/* Collect the buffers filed under node @u, once each. */
+/* Insertion sort by start: gathers are mostly short. */
+static void svod_plan_span_isort(struct svod_plan_span *s, u32 k)
+{
+	struct svod_plan_span v;
+	u32 i, j;
+
+	for (i = 1; i < k; i++) {
+		v = s[i];
+		for (j = i; j && s[j - 1].start > v.start; j--)
+			s[j] = s[j - 1];
+		s[j] = v;
+	}
+}
+
+/* Collect the buffers filed under node @u, once each (see @qlo). */
 static u32 svod_plan_collect(struct svod_plan_greedy *g, u32 u, u32 k)
 {
-	u32 e;
+	u32 shift = g->levels + 1 - fls64(u), first = (u << shift) - g->leaves, e, p;
 
 	for (e = g->head[u]; e != U32_MAX; e = g->ent[e].next) {
-		struct svod_plan_item *it = &g->items[g->ent[e].item];
+		const struct svod_plan_entry *en = &g->ent[e];
 
 		g->work++;
-		if (it->stamp == g->stamp)
-			continue;
-		it->stamp = g->stamp;
-		g->spans[k].start = it->offset;
-		if (check_add_overflow(it->offset, it->size, &g->spans[k].end))
-			g->spans[k].end = U64_MAX;
-		k++;
+		p = max(g->qlo, en->lo);
+		if (p >= first && p - first < (1U << shift))
+			g->spans[k++] = en->span;
 	}
 	return k;
 }
@@ -367,22 +382,26 @@ static u32 svod_plan_gather(struct svod_plan_greedy *g, u32 lo, u32 hi)
 	u32 l = lo + g->leaves, r = hi + g->leaves, k = 0;
 
 	g->stamp++;
+	g->qlo = lo;
 	for (; l < r; l >>= 1, r >>= 1) {
 		if (l & 1)
 			k = svod_plan_gather_node(g, l++, k);
 		if (r & 1)
 			k = svod_plan_gather_node(g, --r, k);
 	}
-	if (k > 1)
+	if (k > 16)
 		sort(g->spans, k, sizeof(*g->spans), svod_plan_span_cmp, NULL);
+	else
+		svod_plan_span_isort(g->spans, k);
 	g->work += k;
 	return k;
 }
 
 /* File placed buffer @i under the nodes that tile its lifetime. */
-static int svod_plan_file(struct svod_plan_greedy *g, u32 i)
+static int svod_plan_file(struct svod_plan_greedy *g, u32 i, u64 end)
 {
-	u32 l = g->items[i].lo + g->leaves, r = g->items[i].hi + g->leaves, u, node;
+	const struct svod_plan_item *it = &g->items[i];
+	u32 l = it->lo + g->leaves, r = it->hi + g->leaves, u, node;
 
 	for (; l < r; l >>= 1, r >>= 1) {
 		for (u = 0; u < 2; u++) {
@@ -391,7 +410,9 @@ static int svod_plan_file(struct svod_plan_greedy *g, u32 i)
 			node = u ? --r : l++;
 			if (g->nr_ent == g->cap_ent)
 				return -E2BIG;
-			g->ent[g->nr_ent] = (struct svod_plan_entry){ i, g->head[node] };
+			g->ent[g->nr_ent] = (struct svod_plan_entry){
+				.span = { it->offset, end }, .lo = it->lo, .next = g->head[node],
+			};
 			g->head[node] = g->nr_ent++;
 			for (; node && !g->busy[node]; node >>= 1)
 				g->busy[node] = 1;
@@ -431,8 +452,6 @@ static void svod_plan_greedy_reset(struct svod_plan_greedy *g)
 		g->busy[i] = 0;
 		g->seen[i] = 0;
 	}
-	for (i = 0; i < g->m; i++)
-		g->items[i].stamp = 0;
 	g->stamp = 0;
 	g->nr_ent = 0;
 	g->work = 0;
@@ -464,11 +483,11 @@ static int svod_plan_greedy_pass(struct svod_plan_greedy *g, u64 *offsets,
 		if (g->work > g->budget)
 			return -E2BIG;
 		it->offset = svod_plan_best_offset(g->spans, k, it);
-		err = svod_plan_file(g, i);
-		if (err)
-			return err;
 		if (check_add_overflow(it->offset, it->size, &end))
 			end = U64_MAX;
+		err = svod_plan_file(g, i, end);
+		if (err)
+			return err;
 		if (end > top) {
 			top = end;
 			*failed = it->first;
@@ -539,8 +558,10 @@ static int svod_plan_greedy_init(struct svod_plan_greedy *g, struct svod_plan_ct
 	u32 m = c->nr_allocs;
 
 	*g = (struct svod_plan_greedy){ .m = m, .leaves = 1 };
-	while (g->leaves < m)
+	while (g->leaves < m) {
 		g->leaves <<= 1;
+		g->levels++;
+	}
 	g->cap_ent = (u64)SVOD_PLAN_ENTRIES_PER_ITEM * m + 64;
 	g->budget = (u64)SVOD_PLAN_WORK_PER_LEVEL * m * (fls64(m) + 1) + BIT(24);
 	g->items = kvmalloc_array(max(m, 1U), sizeof(*g->items), c->gfp);
