@@ -265,14 +265,17 @@ struct svod_plan_entry {
  *	buffer is filed under the O(log m) nodes whose slots tile its lifetime
  * @busy: per node, some node of its subtree has entries
  * @seen: per node, the last gather that visited it
- * @ent: the entries, @nr_ent used of @cap_ent
+ * @ent: the entries
+ * @nr_ent: entries used
+ * @cap_ent: entries allocated; the placement gives up beyond
  * @spans: the buffers one gather collected
  * @stamp: the current gather
  * @qlo: its first slot: a buffer is collected at the one node of its
  *	tiling that holds slot max(@qlo, its first slot), so exactly once
  * @levels: log2(@leaves)
- * @work: nodes and entries visited so far; the placement gives up beyond
- *	@budget, which keeps its cost O(m log m)
+ * @work: nodes and entries visited so far
+ * @budget: the placement gives up when @work exceeds it, which keeps its
+ *	cost O(m log m)
  */
 struct svod_plan_greedy {
 	struct svod_plan_item *items;
