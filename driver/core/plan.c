@@ -464,10 +464,11 @@ static void svod_plan_greedy_reset(struct svod_plan_greedy *g)
  * One greedy pass: the buffers in @g->items order, each into the smallest
  * gap among the placed buffers it shares time with (found through the
  * tree: O(log m) plus what it collects). -E2BIG when the work budget runs
- * out, so adversarial traces cost O(m log m) too.
+ * out, so adversarial traces cost O(m log m) too; -ERANGE as soon as the
+ * peak reaches @limit (the best plan so far, which it could not beat).
  */
 static int svod_plan_greedy_pass(struct svod_plan_greedy *g, u64 *offsets,
-				 u64 *peak, u32 *failed)
+				 u64 *peak, u32 *failed, u64 limit)
 {
 	struct svod_plan_item *it;
 	u64 end, top = 0;
@@ -494,6 +495,9 @@ static int svod_plan_greedy_pass(struct svod_plan_greedy *g, u64 *offsets,
 		if (end > top) {
 			top = end;
 			*failed = it->first;
+			/* It cannot beat the plan it would have to beat. */
+			if (top >= limit)
+				return -ERANGE;
 		}
 		offsets[it->first] = it->offset;
 	}
@@ -618,8 +622,9 @@ static int svod_plan_best(struct svod_plan_ctx *c, struct svod_plan_out *out,
 		for (i = 0; i < g.m; i++)
 			g.items[i].key = svod_plan_key(&g.items[i], orders[o]);
 		sort(g.items, g.m, sizeof(*g.items), svod_plan_key_cmp, NULL);
-		err = svod_plan_greedy_pass(&g, scratch, &peak, &failed);
-		if (err == -E2BIG)
+		err = svod_plan_greedy_pass(&g, scratch, &peak, &failed,
+					    ret ? U64_MAX : out->peak);
+		if (err == -E2BIG || err == -ERANGE)
 			continue;
 		if (err) {
 			ret = err;
