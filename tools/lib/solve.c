@@ -8,21 +8,29 @@
  * nondecreasing offset, each at the lowest offset x where some unplaced
  * buffer can go (the highest end among the placed buffers it shares time
  * with, aligned). Every packing can be pushed down into such a form without
- * raising its peak. At each node the candidates are the buffers whose
- * lowest offset is x, longest lifetime first; pruning:
+ * raising its peak. The search is a series of decision searches "a plan
+ * with peak <= C?": C = the most occupied bytes live in one slot first (80%
+ * of the budget: the optimum of most instances), then bisection between
+ * the last failure and the best plan. At each node the candidates are the
+ * buffers whose lowest offset is x; pruning:
  *
- * - lower bound: with target C (the best peak so far minus one), a time
- *   slot whose unplaced bytes do not fit between max(x, its skyline) and C
- *   ends the branch, and so does a candidate reaching above C;
+ * - lower bound: a time slot whose unplaced bytes do not fit between
+ *   max(x, its skyline) and C ends the branch, and so does an unplaced
+ *   buffer whose lowest offset plus size exceeds C;
+ * - infeasible offsets: a tight slot (no byte to spare) must be filled from
+ *   its floor: the branch ends if no unplaced buffer can still sit there,
+ *   and at x only the buffers covering the tight slot with the fewest such
+ *   candidates are tried (else the best time coverage first, then longest
+ *   lifetime first);
  * - dominance: a candidate tried at x and abandoned may not be placed at x
  *   later in that subtree (only above a buffer placed after it), and a
  *   candidate identical in lifetime, size and alignment to the one just
  *   tried is skipped: both would lead to the same packings;
- * - early exit: the search stops when the best peak meets the lower bound
- *   (the largest sum of live bytes), or when the time budget runs out.
+ * - early exit: the search stops when the best peak meets the lower bound,
+ *   when a search completes, or when the time budget runs out.
  *
- * The first dive is a greedy "fill the lowest valley" plan; a caller's plan
- * (the kernel heuristic's) may seed the incumbent.
+ * Without a caller's plan (the kernel heuristic's) to start from, the first
+ * plan is a greedy dive with no target: "fill the lowest valley".
  */
 #include <errno.h>
 #include <stdlib.h>
