@@ -29,8 +29,8 @@
  * - early exit: the search stops when the best peak meets the lower bound,
  *   when a search completes, or when the time budget runs out.
  *
- * Without a caller's plan (the kernel heuristic's) to start from, the first
- * plan is a greedy dive with no target: "fill the lowest valley".
+ * The first plan is a greedy dive with no target ("fill the lowest
+ * valley"), kept if better than the caller's plan (the kernel heuristic's).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -656,8 +656,8 @@ static int solve_search(struct solver *s, double seconds)
 	for (t = 0; t < s->m; t++)
 		lo = s->rem[t] > lo ? s->rem[t] : lo;
 	lo0 = lo;
-	if (s->best_peak == UINT64_MAX) {
-		/* The first dive always completes: a greedy plan. */
+	if (lo < s->best_peak) {
+		/* The first dive (no target) always completes: a greedy plan. */
 		r = solve_try(s, UINT64_MAX - 1, 1e300, UINT64_MAX);
 		if (r < -1)
 			return r;
