@@ -29,6 +29,7 @@ static int svod_plan_run_req(struct svod_plan *req,
 	req->peak = res.peak;
 	req->lower_bound = res.lower_bound;
 	req->failed_event = res.failed_event;
+	req->strategy_used = res.used;
 	return ret;
 }
 
@@ -36,8 +37,8 @@ static int svod_plan_run_req(struct svod_plan *req,
  * svod_plan_ioctl() - SVOD_IOCTL_PLAN
  * @sf: the file (unused: plans are stateless)
  * @data: struct svod_plan; in: arena_size, block_size, lv2_cnt, strategy,
- *	flags, nr_events, events_ptr, offsets_ptr; out: peak, lower_bound,
- *	failed_event
+ *	flags, nr_events, events_ptr, offsets_ptr, pad2; out: peak,
+ *	lower_bound, failed_event, strategy_used
  *
  * peak, lower_bound and failed_event are written back whatever the outcome
  * (0, 0 and ~0 when the call fails before planning). A plan that fails with
@@ -45,7 +46,8 @@ static int svod_plan_run_req(struct svod_plan *req,
  * where it stopped in failed_event.
  *
  * Context: process context; sleeps, stops on a fatal signal.
- * Return: 0; -EINVAL for unknown flags or a bad event or parameter; -E2BIG
+ * Return: 0; -EINVAL for unknown flags, nonzero pad2, or a bad event or
+ * parameter; -E2BIG
  * beyond max_plan_events; -EFAULT; -ENOMEM; -ENOSPC if the arena is too
  * small; -EINTR on a fatal signal.
  */
@@ -59,7 +61,8 @@ int svod_plan_ioctl(struct svod_file *sf, void *data)
 	req->peak = 0;
 	req->lower_bound = 0;
 	req->failed_event = ~0U;
-	if (req->flags)
+	req->strategy_used = SVOD_PLAN_USED_TLSF;
+	if (req->flags || req->pad2)
 		return -EINVAL;
 	if (req->nr_events > READ_ONCE(svod_max_plan_events))
 		return -E2BIG;

@@ -32,6 +32,7 @@ static struct kunit_suite *svod_test_suites[] = {
 	&svod_range_suite,
 	&svod_handle_suite,
 	&svod_tlsf_suite,
+	&svod_plan_suite,
 	&svod_stage_suite,
 	&svod_decl_suite,
 };

@@ -3,9 +3,10 @@
  * svod planner: an event list (alloc id size align / free id) in, one arena
  * offset per alloc, the peak and the lower bound out. Two strategies:
  * SVOD_PLAN_TLSF reproduces the reference planner exactly (tlsf.h);
- * SVOD_PLAN_BEST places buffers offline, largest first, into the best gap
- * over their lifetimes, and falls back to the TLSF answer when that one has
- * the lower peak. Documentation/planner.rst has every rule.
+ * SVOD_PLAN_BEST places buffers offline, largest first (by size, and by
+ * size times lifetime), into the best gap over their lifetimes, and falls
+ * back to the TLSF answer when that one has the lower peak.
+ * Documentation/planner.rst has every rule.
  *
  * Locking: none; the planner touches only what the caller passes in and the
  * memory it allocates (and frees) itself.
@@ -18,8 +19,6 @@
 
 /* Hard cap on events per call; the ioctl's own limit may only be lower. */
 #define SVOD_PLAN_MAX_EVENTS		BIT(24)
-/* SVOD_PLAN_BEST costs O(allocs^2): it refuses traces with more allocs. */
-#define SVOD_PLAN_BEST_MAX_ALLOCS	BIT(14)
 /* Steps between two svod_yield() calls. */
 #define SVOD_PLAN_YIELD_EVENTS		4096
 
@@ -44,7 +43,8 @@ struct svod_plan_params {
  * @lower_bound: largest sum of the requested sizes of live buffers at any
  *	time (U64_MAX if that sum overflows)
  * @failed_event: index of the failing event, or U32_MAX
- * @used: SVOD_PLAN_BEST only: the strategy whose offsets were returned
+ * @used: SVOD_PLAN_USED_*: the plan whose offsets were returned (TLSF
+ *	for SVOD_PLAN_TLSF)
  */
 struct svod_plan_result {
 	u64 peak;

@@ -22,7 +22,9 @@
 #include "../../driver/core/plan.h"
 #include "../../driver/core/tlsf.h"
 
-#define NR_TESTS	36
+#define NR_TESTS	38
+/* Events of the big traces: the default max_plan_events. */
+#define PLAN_BIG	1048576U
 #define NET_TRACES	3
 #define RAND_TRACES	6
 #define RAND_EVENTS	600
@@ -70,7 +72,8 @@ static int plan_both(const struct svod_plan_params *p, const struct svod_plan_ev
 		diff = 1;
 	} else if (!kerr || kerr == -EINVAL || kerr == -ENOSPC) {
 		if (arg.peak != res.peak || arg.lower_bound != res.lower_bound ||
-		    arg.failed_event != res.failed_event) {
+		    arg.failed_event != res.failed_event ||
+		    (!kerr && arg.strategy_used != res.used)) {
 			tap_diag("peak %llu/%llu bound %llu/%llu failed %u/%u (kernel/user)",
 				 (unsigned long long)arg.peak, (unsigned long long)res.peak,
 				 (unsigned long long)arg.lower_bound,
@@ -254,32 +257,74 @@ static void event_limit(void)
 		tap_diag("could not restore max_plan_events to %llu", (unsigned long long)max);
 }
 
-/* BEST refuses more than SVOD_PLAN_BEST_MAX_ALLOCS allocs; TLSF plans them. */
-static void best_limit(struct svod_plan_event *ev, uint32_t cap)
+/* BEST plans a 1M-event network (max_plan_events) in the kernel, no E2BIG. */
+static void best_big(struct svod_plan_event *ev, uint32_t cap)
 {
 	struct svod_plan_params p = {
 		.arena_size = 1ULL << 40, .block_size = 256, .lv2_cnt = 32,
-		.strategy = SVOD_PLAN_BEST,
+		.strategy = SVOD_PLAN_TLSF,
 	};
 	uint32_t n = plan_gen_network(77, cap, ev);
 	__u64 *off = calloc(n, sizeof(*off));
 	struct svod_plan out, a = {
 		.arena_size = 1ULL << 40, .block_size = 256, .lv2_cnt = 32, .nr_events = n,
+		.strategy = SVOD_PLAN_BEST,
 		.events_ptr = (uintptr_t)ev, .offsets_ptr = (uintptr_t)off,
 	};
+	const char *why = "out of memory";
 	double t = now();
-	int diff, err;
+	int diff, err = -ENOMEM;
 
-	if (off && !svod_plan(fd, &a))
-		tap_diag("bench: plan ioctl tlsf %u events: %.0f events/s", n, n / (now() - t));
+	if (off) {
+		err = svod_plan(fd, &a);
+		t = now() - t;
+		why = err ? svod_errno_name(err) :
+		      plan_check(a.arena_size, 256, ev, n, off, a.peak, a.lower_bound);
+	}
+	tap_ok(!why && a.strategy_used != SVOD_PLAN_USED_TLSF,
+	       "plan: best, %u events: %s, strategy_used %u, peak/bound %.4f, %.0f events/s", n,
+	       why ? why : "valid", a.strategy_used, (double)a.peak / (double)a.lower_bound,
+	       n / t);
 	free(off);
-	diff = plan_both(&p, ev, n, &err, &out);
-	tap_ok(!diff && err == -E2BIG, "plan: best, %u events (> %u allocs) -> E2BIG, as userspace",
-	       n, (unsigned int)SVOD_PLAN_BEST_MAX_ALLOCS);
-	p.strategy = SVOD_PLAN_TLSF;
 	diff = plan_both(&p, ev, n, &err, &out);
 	tap_ok(!diff && !err, "plan: tlsf, %u-event network equals userspace (peak %llu)", n,
 	       (unsigned long long)out.peak);
+}
+
+/*
+ * strategy_used says whose offsets came back: the greedy plan where it
+ * beats TLSF, TLSF when asked for; pad2 must be zero.
+ */
+static void strategy_used(void)
+{
+	static const struct svod_plan_event ev[] = {
+		{ SVOD_PLAN_ALLOC, 1, 1024, 0 }, { SVOD_PLAN_ALLOC, 2, 256, 0 },
+		{ SVOD_PLAN_FREE, 1, 0, 0 }, { SVOD_PLAN_ALLOC, 3, 2048, 0 },
+		{ SVOD_PLAN_FREE, 2, 0, 0 }, { SVOD_PLAN_ALLOC, 4, 1024, 0 },
+		{ SVOD_PLAN_FREE, 3, 0, 0 }, { SVOD_PLAN_FREE, 4, 0, 0 },
+	};
+	__u64 off[ARRAY_SIZE(ev)];
+	struct svod_plan a = {
+		.arena_size = 1 << 20, .block_size = 256, .lv2_cnt = 32,
+		.strategy = SVOD_PLAN_BEST, .nr_events = ARRAY_SIZE(ev),
+		.events_ptr = (uintptr_t)ev, .offsets_ptr = (uintptr_t)off,
+		.strategy_used = 77,
+	};
+	int eb, et;
+	__u64 best_peak;
+	__u32 best_used;
+
+	eb = svod_plan(fd, &a);
+	best_peak = a.peak;
+	best_used = a.strategy_used;
+	a.strategy = SVOD_PLAN_TLSF;
+	et = svod_plan(fd, &a);
+	tap_ok(!eb && !et && best_used == SVOD_PLAN_USED_SIZE && best_peak == 3072 &&
+	       a.strategy_used == SVOD_PLAN_USED_TLSF && a.peak == 3328,
+	       "plan: strategy_used: best %u (peak %llu), tlsf %u (peak %llu)", best_used,
+	       (unsigned long long)best_peak, a.strategy_used, (unsigned long long)a.peak);
+	a.pad2 = 1;
+	tap_errno(svod_plan(fd, &a), -EINVAL, "plan: pad2 nonzero -> EINVAL");
 }
 
 static int read_file(const char *path, char *buf, size_t len)
@@ -328,7 +373,7 @@ static void svodctl_plan(struct svod_plan_event *ev)
 /* The planner checks for fatal signals: SIGKILL ends a long BEST plan. */
 static void fatal_signal(struct svod_plan_event *ev)
 {
-	uint32_t n = plan_gen_network(78, 2 * SVOD_PLAN_BEST_MAX_ALLOCS, ev);
+	uint32_t n = plan_gen_network(78, PLAN_BIG, ev);
 	double t;
 	pid_t pid;
 	int st;
@@ -363,7 +408,7 @@ static void fatal_signal(struct svod_plan_event *ev)
 
 int main(void)
 {
-	uint32_t cap = 2 * SVOD_PLAN_BEST_MAX_ALLOCS + 64, n, t;
+	uint32_t cap = PLAN_BIG, n, t;
 	struct svod_plan_event *ev = calloc(cap, sizeof(*ev));
 	uint64_t seed, s;
 	struct svod_plan out;
@@ -415,7 +460,8 @@ int main(void)
 	}
 	error_paths();
 	event_limit();
-	best_limit(ev, cap);
+	strategy_used();
+	best_big(ev, cap);
 	fatal_signal(ev);
 	svodctl_plan(ev);
 

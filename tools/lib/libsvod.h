@@ -109,6 +109,38 @@ int svod_decl_write(const char *bdf, const struct svod_tier_decl *decls,
 int svod_tiers_read(const char *bdf, char *buf, size_t len);
 int svod_tiers_write(const char *bdf, const char *text);
 int svod_devices(char (*bdfs)[SVOD_NAME_LEN], unsigned int cap);
+/**
+ * struct svod_solve_params - what svod_plan_solve() plans with
+ * @block_size: minimum buffer size, > 0 (as struct svod_plan)
+ * @arena_size: bytes in the arena, > 0
+ * @seconds: time budget; the search stops earlier at the lower bound
+ */
+struct svod_solve_params {
+	uint64_t block_size;
+	uint64_t arena_size;
+	double seconds;
+};
+
+/**
+ * struct svod_solve_result - what svod_plan_solve() found
+ * @peak: peak of the returned plan
+ * @lower_bound: largest sum of requested live bytes (as the ioctl's)
+ * @nodes: search nodes visited
+ * @failed_event: the malformed event (-EINVAL), else ~0U
+ * @optimal: 1 when @peak meets the lower bound or the search completed
+ */
+struct svod_solve_result {
+	uint64_t peak;
+	uint64_t lower_bound;
+	uint64_t nodes;
+	uint32_t failed_event;
+	uint32_t optimal;
+};
+
+int svod_plan_solve(const struct svod_plan_event *ev, uint32_t n,
+		    const struct svod_solve_params *p, const uint64_t *hint,
+		    uint64_t *offsets, struct svod_solve_result *res);
+
 int svod_param_read(const char *name, uint64_t *val);
 int svod_param_write(const char *name, uint64_t val);
 int svod_driver_bind(const char *bdf, int bind);

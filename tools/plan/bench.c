@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * plan_bench: figures of the userspace build of the planner on generated
- * network schedules (gen.h): TLSF events/s on 1M-event traces, BEST
- * events/s on its largest accepted traces, and peak / lower bound of both
- * strategies over a set of traces. `plan_bench --check` instead checks the
- * invariants (check.c) of both strategies over many generated traces and
- * prints `ok - ...` / `not ok - ...` lines. `plan_bench --trace FILE` prints
- * the events/s of svod_plan_run (TLSF) on a trace file, best of three, the
- * events read first (refbench.py compares it with the reference planner).
+ * network schedules (gen.h): TLSF and BEST events/s on 1M-event traces,
+ * peak / lower bound of both strategies over a set of traces, then the
+ * known-optimum instances (rect.h) and network traces as fixed-lifetime
+ * problems: TLSF, BEST and libsvod's search (svod_plan_solve(), 1 s per
+ * instance) against the optimum. `plan_bench --long` runs more instances.
+ * `plan_bench --check` instead checks the invariants (check.c) of both
+ * strategies over many generated traces, BEST on a 1M-event trace, and the
+ * search's plans (valid; the optimum on small known-optimum instances),
+ * and prints `ok - ...` / `not ok - ...` lines. `plan_bench --trace FILE`
+ * prints the events/s of svod_plan_run (TLSF) on a trace file, best of
+ * three (refbench.py compares it with the reference planner).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -17,6 +21,8 @@
 
 #include "check.h"
 #include "gen.h"
+#include "libsvod.h"
+#include "rect.h"
 #include "../../driver/core/plan.h"
 
 #define BENCH_BIG	1048576U
@@ -79,7 +85,7 @@ static int bench(void)
 	n = plan_gen_network(2, BENCH_BIG, ev);
 	printf("plan: tlsf %u-event trace (seed 2): %.2f Mevents/s\n", n,
 	       rate(SVOD_PLAN_TLSF, ev, n, off) / 1e6);
-	n = plan_gen_network(3, 2 * SVOD_PLAN_BEST_MAX_ALLOCS, ev);
+	n = plan_gen_network(3, BENCH_BIG, ev);
 	printf("plan: best %u-event trace: %.3f Mevents/s\n", n,
 	       rate(SVOD_PLAN_BEST, ev, n, off) / 1e6);
 
@@ -105,6 +111,148 @@ static int bench(void)
 	free(off);
 	free(ev);
 	return 0;
+}
+
+
+static int dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Median and worst of @n ratios (sorts them). */
+static void stats(const char *what, double *r, int n)
+{
+	qsort(r, n, sizeof(*r), dbl_cmp);
+	printf(" %s median %.3f worst %.3f", what, n % 2 ? r[n / 2] : (r[n / 2 - 1] + r[n / 2]) / 2,
+	       r[n - 1]);
+}
+
+/* The search from BEST's plan; its peak, or 0 when it failed or is invalid. */
+static uint64_t solve(const struct svod_plan_event *ev, uint32_t n, uint64_t block, double secs,
+		      const u64 *hint, u64 *off, double *took)
+{
+	const struct svod_solve_params sp = { block, 1ULL << 40, secs };
+	struct svod_solve_result sr;
+	double t = now();
+
+	if (svod_plan_solve(ev, n, &sp, (const uint64_t *)hint, (uint64_t *)off, &sr))
+		return 0;
+	*took = now() - t;
+	if (plan_check(1ULL << 40, block, ev, n, off, sr.peak, sr.lower_bound))
+		return 0;
+	return sr.peak;
+}
+
+/*
+ * Known-optimum instances (three kinds: 256-byte granule, any size, with
+ * pinwheels) and network traces, @scale times as many with --long.
+ */
+static int bench_hard(int scale)
+{
+	struct svod_plan_event *ev = calloc(2 * 5000 + 16, sizeof(*ev));
+	u64 *off = calloc(2 * 5000 + 16, sizeof(*off)), *off2 = calloc(2 * 5000 + 16, 8);
+	int nr = 12 * scale, i, above = 0, kind;
+	double *r[3], t_max = 0, took;
+	struct svod_plan_result res[2];
+	uint64_t opt, peak;
+	uint32_t n, nb;
+
+	r[0] = calloc(nr, sizeof(double));
+	r[1] = calloc(nr, sizeof(double));
+	r[2] = calloc(nr, sizeof(double));
+	if (!ev || !off || !off2 || !r[0] || !r[1] || !r[2])
+		return 1;
+	for (i = 0; i < nr; i++) {
+		struct svod_plan_params p = { 1ULL << 40, 1, 32, SVOD_PLAN_TLSF };
+
+		kind = i % 3;
+		nb = 100 + (uint32_t)(plan_gen_rand(&(uint64_t){ i + 1 }) % 901);
+		n = plan_gen_rect(500 + i, nb, kind ? 1 : 256, kind == 2 ? 30 : 0, ev, &opt);
+		if (svod_plan_run(&p, ev, n, off, &res[0], GFP_KERNEL))
+			return 1;
+		p.strategy = SVOD_PLAN_BEST;
+		if (svod_plan_run(&p, ev, n, off, &res[1], GFP_KERNEL))
+			return 1;
+		above += res[1].peak > res[0].peak;
+		peak = solve(ev, n, 1, 1.0, off, off2, &took);
+		if (!peak)
+			return 1;
+		t_max = took > t_max ? took : t_max;
+		r[0][i] = (double)res[0].peak / opt;
+		r[1][i] = (double)res[1].peak / opt;
+		r[2][i] = (double)peak / opt;
+	}
+	printf("plan: known-optimum, %d instances of 100-1000 buffers, peak/optimum:", nr);
+	stats("tlsf", r[0], nr);
+	stats("best", r[1], nr);
+	stats("solve (1 s)", r[2], nr);
+	printf("; best above tlsf %d; solve max %.2f s\n", above, t_max);
+
+	for (i = 0; i < 2 * scale; i++) {
+		struct svod_plan_params p = { 1ULL << 40, 1, 32, SVOD_PLAN_BEST };
+		double t = now();
+
+		n = plan_gen_rect(900 + i, 5000, i % 2 ? 1 : 256, 20, ev, &opt);
+		if (svod_plan_run(&p, ev, n, off, &res[1], GFP_KERNEL))
+			return 1;
+		printf("plan: known-optimum, 5000 buffers: best %.3f in %.3f s\n",
+		       (double)res[1].peak / opt, now() - t);
+	}
+	for (i = 0; i < 4 * scale; i++) {
+		struct svod_plan_params p = { 1ULL << 40, 256, 32, SVOD_PLAN_BEST };
+
+		n = plan_gen_network(300 + i, 1200, ev);
+		if (svod_plan_run(&p, ev, n, off, &res[1], GFP_KERNEL))
+			return 1;
+		peak = solve(ev, n, 256, 1.0, off, off2, &took);
+		if (!peak)
+			return 1;
+		r[1][i] = (double)res[1].peak / res[1].lower_bound;
+		r[2][i] = (double)peak / res[1].lower_bound;
+	}
+	printf("plan: network traces as fixed lifetimes, %d of 1200 events, peak/bound:",
+	       4 * scale);
+	stats("best", r[1], 4 * scale);
+	stats("solve (1 s)", r[2], 4 * scale);
+	printf("\n");
+	free(r[0]);
+	free(r[1]);
+	free(r[2]);
+	free(off2);
+	free(off);
+	free(ev);
+	return 0;
+}
+
+/* The search: valid plans, and the optimum of small known-optimum instances. */
+static int check_solve(struct svod_plan_event *ev, u64 *off, u64 *off2)
+{
+	int i, missed = 0, bad = 0;
+	uint64_t opt, peak;
+	double took;
+	uint32_t n;
+
+	for (i = 0; i < 40; i++) {
+		n = plan_gen_rect(7000 + i, 6 + i % 20, i % 2 ? 1 : 256, i % 3 ? 30 : 0, ev, &opt);
+		peak = solve(ev, n, 1, 2.0, NULL, off, &took);
+		bad += !peak;
+		missed += peak != opt;
+	}
+	for (i = 0; i < 10; i++) {
+		struct svod_plan_params p = { 1ULL << 40, 256, 32, SVOD_PLAN_BEST };
+		struct svod_plan_result res;
+
+		n = plan_gen_network(7100 + i, 600, ev);
+		if (svod_plan_run(&p, ev, n, off2, &res, GFP_KERNEL))
+			return 1;
+		peak = solve(ev, n, 256, 0.2, off2, off, &took);
+		bad += !peak || peak > res.peak;
+	}
+	printf("%s - plan solve: valid plans never above best (%d bad); optimum on %d of 40 "
+	       "small known-optimum instances\n", bad || missed ? "not ok" : "ok", bad, 40 - missed);
+	return bad || missed;
 }
 
 static int check(void)
@@ -147,14 +295,19 @@ static int check(void)
 	if (!why && (plan(SVOD_PLAN_TLSF, ev, n, off2, &best) ||
 		     memcmp(off, off2, sizeof(*off) * n)))
 		why = "not deterministic";
-	if (!why && plan(SVOD_PLAN_BEST, ev, n, off2, &best) != -E2BIG)
-		why = "best accepted more allocs than SVOD_PLAN_BEST_MAX_ALLOCS";
+	if (!why && plan(SVOD_PLAN_BEST, ev, n, off2, &best))
+		why = "best failed";
+	if (!why)
+		why = plan_check(1ULL << 40, 256, ev, n, off2, best.peak, best.lower_bound);
+	if (!why && (best.peak > res.peak || best.used == SVOD_PLAN_USED_TLSF))
+		why = "best fell back to tlsf or above it";
 	if (why) {
 		printf("# plan 1M-event trace: %s\n", why);
 		rc = 1;
 	}
-	printf("%s - plan %u-event trace: tlsf valid and deterministic, best refused (E2BIG)\n",
+	printf("%s - plan %u-event trace: tlsf valid and deterministic, best valid (no E2BIG)\n",
 	       why ? "not ok" : "ok", n);
+	rc |= check_solve(ev, off, off2);
 	free(off2);
 	free(off);
 	free(ev);
@@ -216,9 +369,12 @@ int main(int argc, char **argv)
 		return bench_trace(argv[2]);
 	if (argc == 2 && !strcmp(argv[1], "--check"))
 		return check();
+	if (argc == 2 && !strcmp(argv[1], "--long"))
+		return bench() || bench_hard(4);
 	if (argc != 1) {
-		fprintf(stderr, "usage: plan_bench [--check | --trace FILE]\n");
+		fprintf(stderr, "usage: plan_bench [--check | --long | --trace FILE]
+");
 		return 2;
 	}
-	return bench();
+	return bench() || bench_hard(1);
 }

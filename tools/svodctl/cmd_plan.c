@@ -8,6 +8,10 @@
  *   alloc ID SIZE [ALIGN]
  *   free ID
  *
+ * --solve SECONDS: after the plan, libsvod's branch and bound searches for
+ * a lower peak (svod_plan_solve(), at most SECONDS, stopping at the lower
+ * bound); its plan is printed, with "strategy solve".
+ *
  * Output: one line per alloc, "alloc EVENT ID OFFSET", then "strategy S",
  * "peak N", "lower_bound N" and "ratio R" (peak / lower bound). On failure:
  * the allocs placed before it, then "error ERRNO event K" and exit status 1.
@@ -317,11 +321,52 @@ static int plan_via_ioctl(const struct svod_plan_params *p, const struct plan_tr
 	return err;
 }
 
+static int plan_parse_secs(const char *s, double *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(s, &end);
+	if (errno || end == s || *end || !(*v >= 0) || *v > 1e6)
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * --solve: libsvod's branch and bound (svod_plan_solve()), seeded with the
+ * plan just made, for @secs seconds at most; @offsets and @res get its plan.
+ */
+static int plan_solve(const struct svod_plan_params *p, const struct plan_trace *t,
+		      double secs, __u64 *offsets, struct svod_plan_result *res)
+{
+	const struct svod_solve_params sp = {
+		.block_size = p->block_size, .arena_size = p->arena_size, .seconds = secs,
+	};
+	uint64_t *out = calloc(t->nr ? t->nr : 1, sizeof(*out));
+	struct svod_solve_result sr;
+	int err;
+
+	if (!out)
+		return -ENOMEM;
+	err = svod_plan_solve(t->ev, t->nr, &sp, (const uint64_t *)offsets, out, &sr);
+	if (!err) {
+		memcpy(offsets, out, sizeof(*out) * t->nr);
+		res->peak = sr.peak;
+		res->lower_bound = sr.lower_bound;
+	} else {
+		res->failed_event = sr.failed_event;
+	}
+	free(out);
+	return err;
+}
+
 static void plan_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: svodctl plan [--strategy tlsf|best] [--arena BYTES] [--block-size BYTES]\n"
-		"                    [--lv2 N] [--ioctl] TRACEFILE|-\n"
+		"                    [--lv2 N] [--ioctl] [--solve SECONDS] TRACEFILE|-\n"
+		"  --solve: then search (branch and bound) for a lower peak for at most\n"
+		"           SECONDS, stopping at the lower bound; prints strategy solve\n"
 		"  trace lines: 'alloc ID SIZE [ALIGN]' or 'free ID'; '#' starts a comment\n"
 		"  defaults: --strategy tlsf --arena 0x10000000000 --block-size 256 --lv2 32\n");
 }
@@ -342,6 +387,7 @@ int svodctl_cmd_plan(int argc, char **argv)
 		{ "block-size", required_argument, NULL, 'b' },
 		{ "lv2", required_argument, NULL, 'l' },
 		{ "ioctl", no_argument, NULL, 'k' },
+		{ "solve", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -356,9 +402,10 @@ int svodctl_cmd_plan(int argc, char **argv)
 	uint64_t num;
 	__u64 *offsets = NULL;
 	int use_ioctl = 0, c, err, ret = 2;
+	double solve_secs = -1;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "s:a:b:l:kh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:a:b:l:kS:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			if (!strcmp(optarg, "tlsf"))
@@ -388,6 +435,10 @@ int svodctl_cmd_plan(int argc, char **argv)
 		case 'h':
 			plan_usage(stdout);
 			return 0;
+		case 'S':
+			if (plan_parse_secs(optarg, &solve_secs))
+				goto usage;
+			break;
 		default:
 			goto usage;
 		}
@@ -406,6 +457,8 @@ int svodctl_cmd_plan(int argc, char **argv)
 		err = plan_via_ioctl(&p, &t, offsets, &res);
 	else
 		err = svod_plan_run(&p, t.ev, t.nr, offsets, &res, GFP_KERNEL);
+	if (!err && solve_secs >= 0)
+		err = plan_solve(&p, &t, solve_secs, offsets, &res);
 
 	plan_print_allocs(&t, offsets);
 	if (err) {
@@ -416,7 +469,7 @@ int svodctl_cmd_plan(int argc, char **argv)
 		ret = 1;
 		goto free_offsets;
 	}
-	printf("strategy %s\n", res.used == SVOD_PLAN_BEST ? "best" : "tlsf");
+	printf("strategy %s\n", solve_secs >= 0 ? "solve" : res.used ? "best" : "tlsf");
 	printf("peak %llu\n", (unsigned long long)res.peak);
 	printf("lower_bound %llu\n", (unsigned long long)res.lower_bound);
 	printf("ratio %.4f\n", res.lower_bound ? (double)res.peak / (double)res.lower_bound : 1.0);

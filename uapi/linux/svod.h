@@ -231,6 +231,11 @@ struct svod_plan_event {
 
 #define SVOD_PLAN_NO_OFFSET	(~0ULL)
 
+/* svod_plan.strategy_used: which plan's offsets were returned */
+#define SVOD_PLAN_USED_TLSF	0	/* the reference TLSF */
+#define SVOD_PLAN_USED_SIZE	1	/* greedy by size, best gap */
+#define SVOD_PLAN_USED_AREA	2	/* greedy by size x lifetime, best gap */
+
 /**
  * struct svod_plan - SVOD_IOCTL_PLAN
  * @arena_size: in: bytes in the arena
@@ -245,6 +250,9 @@ struct svod_plan_event {
  *	SVOD_PLAN_NO_OFFSET for FREE events
  * @peak: out: largest end offset of any allocation
  * @lower_bound: out: largest sum of live sizes at any time
+ * @strategy_used: out: SVOD_PLAN_USED_*, the plan whose offsets were
+ *	returned (appended to the first layout, SVOD_PLAN_SIZE_VER0)
+ * @pad2: zero
  */
 struct svod_plan {
 	__u64 arena_size;
@@ -258,6 +266,8 @@ struct svod_plan {
 	__u64 offsets_ptr;
 	__u64 peak;
 	__u64 lower_bound;
+	__u32 strategy_used;
+	__u32 pad2;
 };
 
 #define SVOD_PLAN_SIZE_VER0	64
