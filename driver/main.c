@@ -13,7 +13,7 @@
 unsigned int svod_max_handles = 65536;
 
 /* Largest max_handles: 2^18 live handles per file. */
-#define SVOD_MAX_HANDLES_LIMIT	(1U << 18)
+#define SVOD_MAX_HANDLES_LIMIT	BIT(18)
 
 /* Accepts 1..SVOD_MAX_HANDLES_LIMIT; anything else is -EINVAL, unchanged. */
 static int svod_max_handles_set(const char *val, const struct kernel_param *kp)

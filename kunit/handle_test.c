@@ -404,7 +404,7 @@ static void table_grows_keeping_handles(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, svod_handle_slot(h[i]), i);
 	}
 	KUNIT_EXPECT_EQ(test, tbl->nr_slots, n);
-	KUNIT_EXPECT_GE(test, tbl->cap_chunks * SVOD_HANDLE_CHUNK, n);
+	KUNIT_EXPECT_GE(test, (u64)tbl->cap_chunks * SVOD_HANDLE_CHUNK, (u64)n);
 	for (i = 0; i < n; i++)
 		KUNIT_EXPECT_PTR_EQ(test, svod_handle_lookup(tbl, h[i]),
 				    (void *)&ctx->objs[i % NR_OBJS]);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include "handle.h"
 #include "range.h"
 
 #define BATCH	1000
@@ -77,14 +78,82 @@ static void bench_range(unsigned int live)
 	free(nodes);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+/*
+ * Handle table at @live live handles: fill (growth included), then ROUNDS
+ * of BATCH frees of random live handles and BATCH allocations refilling
+ * them, and BATCH lookups; medians of the per-round ns per operation.
+ */
+static void bench_handle(unsigned int live)
+{
+	uint64_t *h = calloc(live, sizeof(*h)), t0, fill;
+	uint64_t ta[ROUNDS], tf[ROUNDS], tl[ROUNDS];
+	struct svod_handle_owners owners;
+	struct svod_handle_table tbl;
+	unsigned int idx[BATCH], i, round;
+	static int obj;
+	void *sink = NULL;
+
+	svod_handle_owners_init(&owners);
+	if (!h || svod_handle_table_init(&tbl, &owners, U32_MAX, GFP_KERNEL))
+		abort();
+	t0 = now_ns();
+	for (i = 0; i < live; i++)
+		if (svod_handle_alloc(&tbl, &obj, GFP_KERNEL, &h[i]))
+			abort();
+	fill = now_ns() - t0;
+	for (round = 0; round < ROUNDS; round++) {
+		for (i = 0; i < BATCH; i++)
+			idx[i] = next_rand() % live;
+		t0 = now_ns();
+		for (i = 0; i < BATCH; i++)
+			sink = svod_handle_lookup(&tbl, h[idx[i]]);
+		tl[round] = now_ns() - t0;
+		t0 = now_ns();
+		for (i = 0; i < BATCH; i++)
+			if (h[idx[i]] && svod_handle_free(&tbl, h[idx[i]], NULL))
+				abort();
+			else
+				h[idx[i]] = 0;
+		tf[round] = now_ns() - t0;
+		t0 = now_ns();
+		for (i = 0; i < BATCH; i++)
+			if (!h[idx[i]] && svod_handle_alloc(&tbl, &obj, GFP_KERNEL, &h[idx[i]]))
+				abort();
+		ta[round] = now_ns() - t0;
+	}
+	qsort(ta, ROUNDS, sizeof(*ta), cmp_u64);
+	qsort(tf, ROUNDS, sizeof(*tf), cmp_u64);
+	qsort(tl, ROUNDS, sizeof(*tl), cmp_u64);
+	printf("bench: handle live=%u fill_ns=%.1f alloc_ns=%.1f free_ns=%.1f lookup_ns=%.1f%s\n",
+	       live, (double)fill / live, (double)ta[ROUNDS / 2] / BATCH,
+	       (double)tf[ROUNDS / 2] / BATCH, (double)tl[ROUNDS / 2] / BATCH,
+	       sink ? "" : " (no hit)");
+	for (i = 0; i < live; i++)
+		svod_handle_free(&tbl, h[i], NULL);
+	svod_handle_table_fini(&tbl, &owners);
+	svod_handle_owners_fini(&owners);
+	free(h);
+}
+
 int main(void)
 {
 	static const unsigned int levels[] = { 1000, 10000, 100000 };
+	static const unsigned int handle_levels[] = { 1000, 65536, 262144 };
 	unsigned int i;
 
 	printf("bench: range node embedded in the caller's record (%zu bytes), no allocation per insert\n",
 	       sizeof(struct svod_range_node));
 	for (i = 0; i < 3; i++)
 		bench_range(levels[i]);
+	printf("bench: handle table, medians of %u rounds of %u operations\n", ROUNDS, BATCH);
+	for (i = 0; i < 3; i++)
+		bench_handle(handle_levels[i]);
 	return 0;
 }
