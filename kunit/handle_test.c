@@ -9,6 +9,7 @@
  */
 
 #include <kunit/test.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 
 #include "core/handle.h"
@@ -481,34 +482,41 @@ static void exhausted_tag_is_skipped(struct kunit *test)
 }
 
 /*
- * 65,536 + 16 tables, one after another, each with one allocation at slot
- * 0, generation 1 (a 16-bit tag wrapped here): neither the first table's
- * live handle nor its freed one resolves in any of them, nor theirs in it.
+ * 65,536 + 16 tables, one after another (a 16-bit tag wrapped here). Every
+ * one holds a tag other than the first table's, and every 64th one, and
+ * each of the last 32, allocates at slot 0, generation 1: neither the first
+ * table's live handle nor its freed one resolves there, nor theirs in it.
+ * (Allocating in all of them takes minutes under KASAN in TCG.)
  */
 static void many_tables_never_share_a_handle(struct kunit *test)
 {
 	struct handle_ctx *ctx = test->priv;
 	struct svod_handle_table *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
 	const unsigned int n = 65536 + 16;
+	unsigned int i, bad = 0, tried = 0;
 	u64 stale, live, h;
-	unsigned int i, bad = 0;
 
 	KUNIT_ASSERT_NOT_NULL(test, t);
 	KUNIT_ASSERT_EQ(test, svod_handle_alloc(&ctx->tbl, &ctx->objs[0], GFP_KERNEL, &stale), 0);
 	KUNIT_ASSERT_EQ(test, svod_handle_free(&ctx->tbl, stale, NULL), 0);
 	KUNIT_ASSERT_EQ(test, svod_handle_alloc(&ctx->tbl, &ctx->objs[0], GFP_KERNEL, &live), 0);
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && !bad; i++) {
 		KUNIT_ASSERT_EQ(test, svod_handle_table_init(t, &ctx->owners, 4, GFP_KERNEL), 0);
-		KUNIT_ASSERT_EQ(test, svod_handle_alloc(t, &ctx->objs[1], GFP_KERNEL, &h), 0);
-		bad += svod_handle_slot(h) != 0 || svod_handle_gen(h) != 1 ||
-		       svod_handle_lookup(t, live) || svod_handle_lookup(t, stale) ||
-		       svod_handle_lookup(&ctx->tbl, h) || t->tag == TAG;
-		svod_handle_free(t, h, NULL);
+		bad += t->tag == ctx->tbl.tag || t->base;
+		if (!(i % 64) || i >= n - 32) {
+			KUNIT_ASSERT_EQ(test, svod_handle_alloc(t, &ctx->objs[1], GFP_KERNEL, &h), 0);
+			bad += svod_handle_slot(h) != 0 || svod_handle_gen(h) != 1 ||
+			       svod_handle_lookup(t, live) || svod_handle_lookup(t, stale) ||
+			       svod_handle_lookup(&ctx->tbl, h);
+			svod_handle_free(t, h, NULL);
+			tried++;
+		}
 		svod_handle_table_fini(t, &ctx->owners);
-		if (bad)
-			break;
+		if (!(i % 1024))
+			cond_resched();
 	}
 	KUNIT_EXPECT_EQ_MSG(test, bad, 0U, "table %u of %u", i, n);
+	KUNIT_EXPECT_EQ(test, tried, (n + 63) / 64 + 31);
 	KUNIT_EXPECT_PTR_EQ(test, svod_handle_lookup(&ctx->tbl, live), (void *)&ctx->objs[0]);
 }
 
