@@ -504,7 +504,8 @@ static void many_tables_never_share_a_handle(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, svod_handle_table_init(t, &ctx->owners, 4, GFP_KERNEL), 0);
 		bad += t->tag == ctx->tbl.tag || t->base;
 		if (!(i % 64) || i >= n - 32) {
-			KUNIT_ASSERT_EQ(test, svod_handle_alloc(t, &ctx->objs[1], GFP_KERNEL, &h), 0);
+			KUNIT_ASSERT_EQ(test, svod_handle_alloc(t, &ctx->objs[1],
+								GFP_KERNEL, &h), 0);
 			bad += svod_handle_slot(h) != 0 || svod_handle_gen(h) != 1 ||
 			       svod_handle_lookup(t, live) || svod_handle_lookup(t, stale) ||
 			       svod_handle_lookup(&ctx->tbl, h);

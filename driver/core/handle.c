@@ -22,7 +22,7 @@
  */
 #include "handle.h"
 
-#define SVOD_HANDLE_TAG_LIVE	(1U << 31)
+#define SVOD_HANDLE_TAG_LIVE	BIT(31)
 #define SVOD_HANDLE_FLOOR_MASK	SVOD_HANDLE_GEN_MAX
 /* Directory entries a table can ever need. */
 #define SVOD_HANDLE_MAX_CHUNKS	(SVOD_HANDLE_MAX_SLOTS / SVOD_HANDLE_CHUNK)
