@@ -23,6 +23,25 @@ LIST_HEAD(svod_files);
 
 static atomic64_t svod_next_client_id = ATOMIC64_INIT(0);
 
+/*
+ * Protects svod_handle_owners, the owner tags of every file's handle table
+ * (taken at open, given back at release; never on an ioctl's path).
+ */
+static DEFINE_MUTEX(svod_handle_owners_lock);
+static struct svod_handle_owners svod_handle_owners;
+
+/**
+ * svod_files_exit() - free the owner registry at module unload
+ *
+ * Context: module exit; every file is closed.
+ */
+void svod_files_exit(void)
+{
+	mutex_lock(&svod_handle_owners_lock);
+	svod_handle_owners_fini(&svod_handle_owners);
+	mutex_unlock(&svod_handle_owners_lock);
+}
+
 /* The file's usage of @tier, created empty if it has none yet. */
 static struct svod_usage *svod_usage_get(struct svod_file *sf,
 					 const struct svod_dev_tier *tier)
@@ -116,16 +135,23 @@ void svod_usage_sub(struct svod_file *sf, const struct svod_allocation *alloc)
 static int svod_open(struct inode *inode, struct file *filp)
 {
 	struct svod_file *sf;
+	int ret;
 
 	sf = kzalloc(sizeof(*sf), GFP_KERNEL_ACCOUNT);
 	if (!sf)
 		return -ENOMEM;
+	/* The table's tag differs from every other file's, open or closed. */
+	mutex_lock(&svod_handle_owners_lock);
+	ret = svod_handle_table_init(&sf->handles, &svod_handle_owners,
+				     READ_ONCE(svod_max_handles), GFP_KERNEL);
+	mutex_unlock(&svod_handle_owners_lock);
+	if (ret) {
+		kfree(sf);
+		return ret;
+	}
 	mutex_init(&sf->lock);
 	xa_init(&sf->usage);
 	sf->client_id = atomic64_inc_return(&svod_next_client_id);
-	/* Tags only need to differ between tables; the table is the file's. */
-	svod_handle_table_init(&sf->handles, (u16)sf->client_id,
-			       READ_ONCE(svod_max_handles));
 	sf->pid = get_pid(task_tgid(current));
 	get_task_comm(sf->comm, current);
 
@@ -158,7 +184,9 @@ static int svod_release(struct inode *inode, struct file *filp)
 
 	WARN_ON(!xa_empty(&sf->usage));
 	xa_destroy(&sf->usage);
-	svod_handle_table_fini(&sf->handles);
+	mutex_lock(&svod_handle_owners_lock);
+	svod_handle_table_fini(&sf->handles, &svod_handle_owners);
+	mutex_unlock(&svod_handle_owners_lock);
 	put_pid(sf->pid);
 	mutex_destroy(&sf->lock);
 	kfree(sf);

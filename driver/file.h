@@ -60,5 +60,6 @@ struct svod_usage *svod_usage_charge(struct svod_file *sf,
 void svod_usage_trim(struct svod_file *sf, const struct svod_dev_tier *tier,
 		     struct svod_usage *usage);
 void svod_usage_sub(struct svod_file *sf, const struct svod_allocation *alloc);
+void svod_files_exit(void);
 
 #endif /* SVOD_FILE_H */

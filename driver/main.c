@@ -11,9 +11,31 @@
 #include "svod.h"
 
 unsigned int svod_max_handles = 65536;
-module_param_named(max_handles, svod_max_handles, uint, 0644);
+
+/* Largest max_handles: 2^18 live handles per file. */
+#define SVOD_MAX_HANDLES_LIMIT	BIT(18)
+
+/* Accepts 1..SVOD_MAX_HANDLES_LIMIT; anything else is -EINVAL, unchanged. */
+static int svod_max_handles_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int n;
+	int ret;
+
+	ret = kstrtouint(val, 0, &n);
+	if (ret || !n || n > SVOD_MAX_HANDLES_LIMIT)
+		return -EINVAL;
+	WRITE_ONCE(*(unsigned int *)kp->arg, n);
+	return 0;
+}
+
+static const struct kernel_param_ops svod_max_handles_ops = {
+	.set = svod_max_handles_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(max_handles, &svod_max_handles_ops, &svod_max_handles, 0644);
 MODULE_PARM_DESC(max_handles,
-		 "Live handles per open file, read at open (-EMFILE beyond)");
+		 "Live handles per open file, 1..262144, read at open (-EMFILE beyond)");
 
 unsigned long long svod_max_bytes;
 module_param_named(max_bytes, svod_max_bytes, ullong, 0644);
@@ -80,6 +102,7 @@ static void __exit svod_exit(void)
 	misc_deregister(&svod_misc);
 	svod_stage_exit();
 	svod_debugfs_fini();
+	svod_files_exit();
 	WARN_ON(!xa_empty(&svod_tier_xa));
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit suite svod_handle: the handle table (driver/core/handle.c).
+ * KUnit suite svod_handle: the handle table and the owner registry
+ * (driver/core/handle.c).
  *
  * Scenarios are scripts of table rows; after every step a shared checker
  * compares the table with what it must hold (live count, free-list order,
@@ -8,6 +9,7 @@
  */
 
 #include <kunit/test.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 
 #include "core/handle.h"
@@ -17,37 +19,62 @@
 #define MAX_STEPS	16
 #define NR_OBJS		8
 
+/* Each case has its own registry: its tags are its own. */
 struct handle_ctx {
+	struct svod_handle_owners owners;
 	struct svod_handle_table tbl;
 	int objs[NR_OBJS];
 };
 
-static int handle_test_init(struct kunit *test)
-{
-	struct handle_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
-
-	KUNIT_ASSERT_NOT_NULL(test, ctx);
-	svod_handle_table_init(&ctx->tbl, TAG, 1024);
-	test->priv = ctx;
-	return 0;
-}
-
-/* Release what a failed case left live, then free the table. */
-static void release_table(struct svod_handle_table *tbl)
+/* Release what a case left live, then free the table and give its tag back. */
+static void release_table(struct svod_handle_table *tbl,
+			  struct svod_handle_owners *owners)
 {
 	u32 pos = 0;
 	u64 handle;
 
 	while (svod_handle_next(tbl, &pos, &handle))
 		svod_handle_free(tbl, handle, NULL);
-	svod_handle_table_fini(tbl);
+	svod_handle_table_fini(tbl, owners);
+}
+
+/* A table on tag @tag of @owners (which no live table may hold). */
+static void init_table(struct kunit *test, struct svod_handle_owners *owners,
+		       struct svod_handle_table *tbl, u32 tag, u32 max_live)
+{
+	svod_handle_owners_set_next(owners, tag);
+	KUNIT_ASSERT_EQ(test, svod_handle_table_init(tbl, owners, max_live,
+						     GFP_KERNEL), 0);
+	KUNIT_ASSERT_EQ(test, tbl->tag, tag);
+}
+
+/* Replaces the case's table with an empty one of @max_live on TAG. */
+static void reinit_table(struct kunit *test, struct handle_ctx *ctx, u32 max_live)
+{
+	release_table(&ctx->tbl, &ctx->owners);
+	init_table(test, &ctx->owners, &ctx->tbl, TAG, max_live);
+}
+
+static int handle_test_init(struct kunit *test)
+{
+	struct handle_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	svod_handle_owners_init(&ctx->owners);
+	svod_handle_owners_set_next(&ctx->owners, TAG);
+	KUNIT_ASSERT_EQ(test, svod_handle_table_init(&ctx->tbl, &ctx->owners,
+						     1024, GFP_KERNEL), 0);
+	test->priv = ctx;
+	return 0;
 }
 
 static void handle_test_exit(struct kunit *test)
 {
 	struct handle_ctx *ctx = test->priv;
 
-	release_table(&ctx->tbl);
+	release_table(&ctx->tbl, &ctx->owners);
+	KUNIT_EXPECT_EQ(test, ctx->owners.nr_live, 0U);
+	svod_handle_owners_fini(&ctx->owners);
 }
 
 /* The shared checker: counters, free list and slots agree. */
@@ -55,23 +82,27 @@ static void check_table(struct kunit *test, const struct svod_handle_table *tbl)
 {
 	u32 id, live = 0, on_free_list = 0, retired = 0;
 
-	KUNIT_EXPECT_LE(test, tbl->nr_slots, tbl->cap_slots);
+	const struct svod_handle_slot *slot;
+
+	KUNIT_EXPECT_LE(test, (u64)tbl->nr_slots,
+			(u64)tbl->cap_chunks * SVOD_HANDLE_CHUNK);
 	for (id = 0; id < tbl->nr_slots; id++) {
-		if (tbl->slots[id].obj) {
+		slot = svod_handle_at(tbl, id);
+		if (slot->obj) {
 			live++;
-			KUNIT_EXPECT_GE(test, tbl->slots[id].gen, 1U);
+			KUNIT_EXPECT_GT(test, slot->gen, tbl->base);
+			KUNIT_EXPECT_LE(test, slot->gen, tbl->top_gen);
 		}
-		if (tbl->slots[id].retired) {
+		if (slot->next_free == SVOD_HANDLE_RETIRED) {
 			retired++;
-			KUNIT_EXPECT_NULL(test, tbl->slots[id].obj);
-			KUNIT_EXPECT_EQ(test, tbl->slots[id].gen, SVOD_HANDLE_GEN_MAX);
+			KUNIT_EXPECT_NULL(test, slot->obj);
+			KUNIT_EXPECT_EQ(test, slot->gen, SVOD_HANDLE_GEN_MAX);
 		}
 	}
 	for (id = tbl->free_head; id != SVOD_HANDLE_NO_SLOT;
-	     id = tbl->slots[id].next_free) {
+	     id = svod_handle_at(tbl, id)->next_free) {
 		KUNIT_ASSERT_LT(test, id, tbl->nr_slots);
-		KUNIT_EXPECT_NULL(test, tbl->slots[id].obj);
-		KUNIT_EXPECT_FALSE(test, tbl->slots[id].retired);
+		KUNIT_EXPECT_NULL(test, svod_handle_at(tbl, id)->obj);
 		KUNIT_ASSERT_LE(test, ++on_free_list, tbl->nr_slots);
 	}
 	KUNIT_EXPECT_EQ(test, tbl->nr_live, live);
@@ -82,9 +113,10 @@ static void expect_same_table(struct kunit *test,
 			      const struct svod_handle_table *before,
 			      const struct svod_handle_table *after)
 {
-	KUNIT_EXPECT_PTR_EQ(test, before->slots, after->slots);
+	KUNIT_EXPECT_PTR_EQ(test, before->chunks, after->chunks);
 	KUNIT_EXPECT_EQ(test, before->nr_slots, after->nr_slots);
-	KUNIT_EXPECT_EQ(test, before->cap_slots, after->cap_slots);
+	KUNIT_EXPECT_EQ(test, before->cap_chunks, after->cap_chunks);
+	KUNIT_EXPECT_EQ(test, before->top_gen, after->top_gen);
 	KUNIT_EXPECT_EQ(test, before->free_head, after->free_head);
 	KUNIT_EXPECT_EQ(test, before->nr_live, after->nr_live);
 }
@@ -101,20 +133,20 @@ static void expect_stale(struct kunit *test, struct svod_handle_table *tbl,
 	KUNIT_EXPECT_EQ(test, tbl->nr_live, nr_live);
 }
 
-/* Handle layout: gen [63:40], tag [39:24], slot [23:0]. */
+/* Handle layout: gen [63:40], tag [39:20], slot [19:0]. */
 struct layout_row {
 	u32 gen;
-	u16 tag;
+	u32 tag;
 	u32 slot;
 	u64 handle;
 };
 
 static const struct layout_row layout_rows[] = {
 	{ 1, 0, 0, 0x0000010000000000ULL },
-	{ 1, 0x5a17, 0, 0x0000015a17000000ULL },
-	{ 2, 0x5a17, 3, 0x0000025a17000003ULL },
-	{ SVOD_HANDLE_GEN_MAX, 0xffff, SVOD_HANDLE_SLOT_MASK, U64_MAX },
-	{ 0x123456, 0xabcd, 0x789abc, 0x123456abcd789abcULL },
+	{ 1, 0x5a17, 0, 0x00000105a1700000ULL },
+	{ 2, 0x5a17, 3, 0x00000205a1700003ULL },
+	{ SVOD_HANDLE_GEN_MAX, SVOD_HANDLE_TAG_MASK, SVOD_HANDLE_SLOT_MASK, U64_MAX },
+	{ 0x123456, 0xabcde, 0x789ab, 0x123456abcde789abULL },
 };
 
 static void handle_layout_is_gen_tag_slot(struct kunit *test)
@@ -213,7 +245,7 @@ static void handle_script(struct kunit *test)
 	void *obj;
 	int ret;
 
-	svod_handle_table_init(tbl, TAG, row->max_live);
+	reinit_table(test, ctx, row->max_live);
 	for (i = 0; i < MAX_STEPS && row->steps[i].op != H_END; i++) {
 		step = &row->steps[i];
 		switch (step->op) {
@@ -307,7 +339,11 @@ static void other_tables_handle_is_stale(struct kunit *test)
 
 	other = kunit_kzalloc(test, sizeof(*other), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, other);
-	svod_handle_table_init(other, TAG + 1, 16);
+	/* TAG is held: the registry hands out the next tag. */
+	svod_handle_owners_set_next(&ctx->owners, TAG);
+	KUNIT_ASSERT_EQ(test, svod_handle_table_init(other, &ctx->owners, 16,
+						     GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, other->tag, TAG + 1);
 	KUNIT_ASSERT_EQ(test, svod_handle_alloc(&ctx->tbl, &ctx->objs[0], GFP_KERNEL,
 						&mine), 0);
 	KUNIT_EXPECT_EQ(test, svod_handle_alloc(other, &ctx->objs[1], GFP_KERNEL,
@@ -318,7 +354,7 @@ static void other_tables_handle_is_stale(struct kunit *test)
 	expect_stale(test, &ctx->tbl, theirs);
 	expect_stale(test, other, mine);
 	KUNIT_EXPECT_PTR_EQ(test, svod_handle_lookup(other, theirs), (void *)&ctx->objs[1]);
-	release_table(other);
+	release_table(other, &ctx->owners);
 }
 
 static void next_walks_live_in_slot_order(struct kunit *test)
@@ -355,26 +391,134 @@ static void table_grows_keeping_handles(struct kunit *test)
 {
 	struct handle_ctx *ctx = test->priv;
 	struct svod_handle_table *tbl = &ctx->tbl;
-	const unsigned int n = 1000;
+	/* 20 chunks: the directory doubles three times. */
+	const unsigned int n = 5000;
 	unsigned int i;
 	u64 *h;
 
 	h = kunit_kmalloc_array(test, n, sizeof(*h), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, h);
-	svod_handle_table_init(tbl, TAG, n);
+	reinit_table(test, ctx, n);
 	for (i = 0; i < n; i++) {
 		KUNIT_ASSERT_EQ(test, svod_handle_alloc(tbl, &ctx->objs[i % NR_OBJS],
 							GFP_KERNEL, &h[i]), 0);
 		KUNIT_EXPECT_EQ(test, svod_handle_slot(h[i]), i);
 	}
 	KUNIT_EXPECT_EQ(test, tbl->nr_slots, n);
-	KUNIT_EXPECT_GE(test, tbl->cap_slots, n);
+	KUNIT_EXPECT_GE(test, (u64)tbl->cap_chunks * SVOD_HANDLE_CHUNK, (u64)n);
 	for (i = 0; i < n; i++)
 		KUNIT_EXPECT_PTR_EQ(test, svod_handle_lookup(tbl, h[i]),
 				    (void *)&ctx->objs[i % NR_OBJS]);
 	KUNIT_EXPECT_EQ(test, svod_handle_alloc(tbl, &ctx->objs[0], GFP_KERNEL,
 						&h[0]), -EMFILE);
 	check_table(test, tbl);
+}
+
+/*
+ * The owner wrap: once the cursor passes the last tag it starts again at
+ * 0, skipping held tags, and a table on a reused tag starts its generations
+ * above everything the tag's earlier holders issued.
+ */
+static void reused_tag_starts_above_floor(struct kunit *test)
+{
+	struct handle_ctx *ctx = test->priv;
+	struct svod_handle_table *t = kunit_kcalloc(test, 3, sizeof(*t), GFP_KERNEL);
+	u64 a[3], b, c[2];
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	release_table(&ctx->tbl, &ctx->owners);
+	init_table(test, &ctx->owners, &t[0], SVOD_HANDLE_TAG_MASK, 16);
+	KUNIT_ASSERT_EQ(test, svod_handle_alloc(&t[0], &ctx->objs[0], GFP_KERNEL, &a[0]), 0);
+	KUNIT_ASSERT_EQ(test, svod_handle_free(&t[0], a[0], NULL), 0);
+	KUNIT_ASSERT_EQ(test, svod_handle_alloc(&t[0], &ctx->objs[1], GFP_KERNEL, &a[1]), 0);
+	KUNIT_ASSERT_EQ(test, svod_handle_alloc(&t[0], &ctx->objs[2], GFP_KERNEL, &a[2]), 0);
+	KUNIT_EXPECT_EQ(test, a[1], svod_handle_make(2, SVOD_HANDLE_TAG_MASK, 0));
+
+	/* The cursor wrapped to tag 0. */
+	KUNIT_ASSERT_EQ(test, svod_handle_table_init(&t[1], &ctx->owners, 16, GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, t[1].tag, 0U);
+	KUNIT_ASSERT_EQ(test, svod_handle_alloc(&t[1], &ctx->objs[3], GFP_KERNEL, &b), 0);
+	KUNIT_EXPECT_EQ(test, b, svod_handle_make(1, 0, 0));
+	for (i = 0; i < 3; i++)
+		expect_stale(test, &t[1], a[i]);
+
+	/* The last tag again, once its holder is gone: above floor 2. */
+	release_table(&t[0], &ctx->owners);
+	init_table(test, &ctx->owners, &t[2], SVOD_HANDLE_TAG_MASK, 16);
+	KUNIT_EXPECT_EQ(test, t[2].base, 2U);
+	KUNIT_ASSERT_EQ(test, svod_handle_alloc(&t[2], &ctx->objs[4], GFP_KERNEL, &c[0]), 0);
+	KUNIT_ASSERT_EQ(test, svod_handle_alloc(&t[2], &ctx->objs[5], GFP_KERNEL, &c[1]), 0);
+	KUNIT_EXPECT_EQ(test, c[0], svod_handle_make(3, SVOD_HANDLE_TAG_MASK, 0));
+	KUNIT_EXPECT_EQ(test, c[1], svod_handle_make(3, SVOD_HANDLE_TAG_MASK, 1));
+	for (i = 0; i < 3; i++)
+		expect_stale(test, &t[2], a[i]);
+	expect_stale(test, &t[2], b);
+	expect_stale(test, &t[1], c[0]);
+	check_table(test, &t[2]);
+	release_table(&t[1], &ctx->owners);
+	release_table(&t[2], &ctx->owners);
+	init_table(test, &ctx->owners, &ctx->tbl, TAG, 16);
+}
+
+/* A tag whose floor reached the last generation is never handed out again. */
+static void exhausted_tag_is_skipped(struct kunit *test)
+{
+	struct handle_ctx *ctx = test->priv;
+	struct svod_handle_table *tbl = &ctx->tbl;
+	u64 h;
+
+	KUNIT_ASSERT_EQ(test, svod_handle_alloc(tbl, &ctx->objs[0], GFP_KERNEL, &h), 0);
+	KUNIT_ASSERT_EQ(test, svod_handle_free(tbl, h, NULL), 0);
+	KUNIT_ASSERT_EQ(test, svod_handle_set_gen(tbl, 0, SVOD_HANDLE_GEN_MAX - 1), 0);
+	KUNIT_ASSERT_EQ(test, svod_handle_alloc(tbl, &ctx->objs[0], GFP_KERNEL, &h), 0);
+	KUNIT_ASSERT_EQ(test, svod_handle_free(tbl, h, NULL), 0);
+	release_table(tbl, &ctx->owners);
+	svod_handle_owners_set_next(&ctx->owners, TAG);
+	KUNIT_ASSERT_EQ(test, svod_handle_table_init(tbl, &ctx->owners, 16, GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, tbl->tag, TAG + 1);
+	KUNIT_EXPECT_EQ(test, tbl->base, 0U);
+	expect_stale(test, tbl, h);
+}
+
+/*
+ * 65,536 + 16 tables, one after another (a 16-bit tag wrapped here). Every
+ * one holds a tag other than the first table's, and every 64th one, and
+ * each of the last 32, allocates at slot 0, generation 1: neither the first
+ * table's live handle nor its freed one resolves there, nor theirs in it.
+ * (Allocating in all of them takes minutes under KASAN in TCG.)
+ */
+static void many_tables_never_share_a_handle(struct kunit *test)
+{
+	struct handle_ctx *ctx = test->priv;
+	struct svod_handle_table *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	const unsigned int n = 65536 + 16;
+	unsigned int i, bad = 0, tried = 0;
+	u64 stale, live, h;
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_ASSERT_EQ(test, svod_handle_alloc(&ctx->tbl, &ctx->objs[0], GFP_KERNEL, &stale), 0);
+	KUNIT_ASSERT_EQ(test, svod_handle_free(&ctx->tbl, stale, NULL), 0);
+	KUNIT_ASSERT_EQ(test, svod_handle_alloc(&ctx->tbl, &ctx->objs[0], GFP_KERNEL, &live), 0);
+	for (i = 0; i < n && !bad; i++) {
+		KUNIT_ASSERT_EQ(test, svod_handle_table_init(t, &ctx->owners, 4, GFP_KERNEL), 0);
+		bad += t->tag == ctx->tbl.tag || t->base;
+		if (!(i % 64) || i >= n - 32) {
+			KUNIT_ASSERT_EQ(test, svod_handle_alloc(t, &ctx->objs[1],
+								GFP_KERNEL, &h), 0);
+			bad += svod_handle_slot(h) != 0 || svod_handle_gen(h) != 1 ||
+			       svod_handle_lookup(t, live) || svod_handle_lookup(t, stale) ||
+			       svod_handle_lookup(&ctx->tbl, h);
+			svod_handle_free(t, h, NULL);
+			tried++;
+		}
+		svod_handle_table_fini(t, &ctx->owners);
+		if (!(i % 1024))
+			cond_resched();
+	}
+	KUNIT_EXPECT_EQ_MSG(test, bad, 0U, "table %u of %u", i, n);
+	KUNIT_EXPECT_EQ(test, tried, (n + 63) / 64 + 31);
+	KUNIT_EXPECT_PTR_EQ(test, svod_handle_lookup(&ctx->tbl, live), (void *)&ctx->objs[0]);
 }
 
 static struct kunit_case svod_handle_cases[] = {
@@ -385,6 +529,9 @@ static struct kunit_case svod_handle_cases[] = {
 	KUNIT_CASE(other_tables_handle_is_stale),
 	KUNIT_CASE(next_walks_live_in_slot_order),
 	KUNIT_CASE(table_grows_keeping_handles),
+	KUNIT_CASE(reused_tag_starts_above_floor),
+	KUNIT_CASE(exhausted_tag_is_skipped),
+	KUNIT_CASE(many_tables_never_share_a_handle),
 	{}
 };
 

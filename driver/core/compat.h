@@ -80,6 +80,7 @@ typedef __u8 u8;
 typedef unsigned int __bitwise gfp_t;
 
 #define GFP_KERNEL		((gfp_t)0U)
+#define __GFP_NOWARN		((gfp_t)0U)
 
 #ifndef U16_MAX
 #define U16_MAX			((u16)~0U)

@@ -43,6 +43,7 @@ struct slot {
 struct ctx {
 	bool handles;
 	struct svod_range range;
+	struct svod_handle_owners owners;
 	struct svod_handle_table tbl;
 	struct slot *slots;
 };
@@ -137,8 +138,9 @@ static void bench(unsigned int live, bool handles, u64 *alloc_med, u64 *free_med
 	while (space < (u64)live * (1ULL << 18))
 		space <<= 1;
 	c.slots = calloc(live, sizeof(*c.slots));
-	svod_handle_table_init(&c.tbl, 1, UINT32_MAX);
-	if (!c.slots || svod_range_init(&c.range, BASE, space, ALIGN, NULL, 0, GFP_KERNEL))
+	svod_handle_owners_init(&c.owners);
+	if (!c.slots || svod_handle_table_init(&c.tbl, &c.owners, U32_MAX, GFP_KERNEL) ||
+	    svod_range_init(&c.range, BASE, space, ALIGN, NULL, 0, GFP_KERNEL))
 		abort();
 	for (i = 0; i < live; i++)
 		if (do_alloc(&c, &c.slots[i], rand_size(&rng)))
@@ -168,13 +170,70 @@ static void bench(unsigned int live, bool handles, u64 *alloc_med, u64 *free_med
 		if (c.slots[i].live)
 			do_free(&c, &c.slots[i]);
 	svod_range_fini(&c.range);
-	svod_handle_table_fini(&c.tbl);
+	svod_handle_table_fini(&c.tbl, &c.owners);
+	svod_handle_owners_fini(&c.owners);
 	free(c.slots);
+}
+
+/*
+ * Handle table at @live live handles: fill (growth included), then ROUNDS
+ * of BATCH frees of random live handles and BATCH allocations refilling
+ * them, and BATCH lookups; medians of the per-round ns per operation.
+ */
+static void bench_handle(unsigned int live)
+{
+	u64 *h = calloc(live, sizeof(*h)), t0, fill;
+	u64 ta[ROUNDS], tf[ROUNDS], tl[ROUNDS];
+	struct svod_handle_owners owners;
+	struct svod_handle_table tbl;
+	unsigned int idx[BATCH], i, round;
+	u64 rng = seed ^ live;
+	static int obj;
+	void *sink = NULL;
+
+	svod_handle_owners_init(&owners);
+	if (!h || svod_handle_table_init(&tbl, &owners, U32_MAX, GFP_KERNEL))
+		abort();
+	t0 = now_ns();
+	for (i = 0; i < live; i++)
+		if (svod_handle_alloc(&tbl, &obj, GFP_KERNEL, &h[i]))
+			abort();
+	fill = now_ns() - t0;
+	for (round = 0; round < ROUNDS; round++) {
+		for (i = 0; i < BATCH; i++)
+			idx[i] = next_rand(&rng) % live;
+		t0 = now_ns();
+		for (i = 0; i < BATCH; i++)
+			sink = svod_handle_lookup(&tbl, h[idx[i]]);
+		tl[round] = now_ns() - t0;
+		t0 = now_ns();
+		for (i = 0; i < BATCH; i++)
+			if (h[idx[i]] && svod_handle_free(&tbl, h[idx[i]], NULL))
+				abort();
+			else
+				h[idx[i]] = 0;
+		tf[round] = now_ns() - t0;
+		t0 = now_ns();
+		for (i = 0; i < BATCH; i++)
+			if (!h[idx[i]] && svod_handle_alloc(&tbl, &obj, GFP_KERNEL, &h[idx[i]]))
+				abort();
+		ta[round] = now_ns() - t0;
+	}
+	printf("bench: handle live=%u fill_ns=%.1f alloc_ns=%.1f free_ns=%.1f lookup_ns=%.1f%s\n",
+	       live, (double)fill / live, (double)median(ta, ROUNDS) / BATCH,
+	       (double)median(tf, ROUNDS) / BATCH, (double)median(tl, ROUNDS) / BATCH,
+	       sink ? "" : " (no hit)");
+	for (i = 0; i < live; i++)
+		svod_handle_free(&tbl, h[i], NULL);
+	svod_handle_table_fini(&tbl, &owners);
+	svod_handle_owners_fini(&owners);
+	free(h);
 }
 
 int main(void)
 {
 	static const unsigned int levels[] = { 1000, 10000, 100000 };
+	static const unsigned int handle_levels[] = { 1000, 65536, 262144 };
 	u64 a[3][2], f[3][2];
 	unsigned int i, h;
 
@@ -193,5 +252,8 @@ int main(void)
 	}
 	printf("bench: range growth svod 100k/1k alloc %.2f free %.2f (drm_mm and gen_pool: kernel only, see the guest's figures)\n",
 	       (double)a[2][0] / a[0][0], (double)f[2][0] / f[0][0]);
+	printf("bench: handle table alone, medians of %u rounds of %u operations\n", ROUNDS, BATCH);
+	for (i = 0; i < 3; i++)
+		bench_handle(handle_levels[i]);
 	return 0;
 }

@@ -59,6 +59,7 @@ struct rec {
 
 struct state {
 	struct svod_range range;
+	struct svod_handle_owners owners;
 	struct svod_handle_table tbl;
 	struct model_range mr;
 	struct model_handles mh;
@@ -178,15 +179,17 @@ static void check_handles(const struct state *s)
 
 	EXPECT(t->nr_live == m->nr_live && t->nr_slots == m->nr_slots,
 	       "table counters differ from the model");
-	EXPECT(t->nr_slots <= t->cap_slots, "nr_slots > cap_slots");
+	EXPECT(t->nr_slots <= (u64)t->cap_chunks * SVOD_HANDLE_CHUNK,
+	       "nr_slots beyond the directory");
 	for (id = 0; id < t->nr_slots; id++)
-		EXPECT(t->slots[id].obj == m->slots[id].obj &&
-		       t->slots[id].gen == m->slots[id].gen &&
-		       t->slots[id].retired == m->slots[id].retired,
+		EXPECT(svod_handle_at(t, id)->obj == m->slots[id].obj &&
+		       svod_handle_at(t, id)->gen == m->slots[id].gen &&
+		       (svod_handle_at(t, id)->next_free == SVOD_HANDLE_RETIRED) ==
+		       m->slots[id].retired,
 		       "slot %u differs from the model", id);
 	/* The free list is the model's stack, most recently freed first. */
 	for (id = t->free_head, n = m->nr_free_ids; id != SVOD_HANDLE_NO_SLOT;
-	     id = t->slots[id].next_free) {
+	     id = svod_handle_at(t, id)->next_free) {
 		EXPECT(n && id == m->free_ids[n - 1], "free list order differs");
 		n--;
 	}
@@ -383,7 +386,7 @@ static void op_bad_handle(struct state *s, struct reader *r)
 		h = live - (1ULL << SVOD_HANDLE_GEN_SHIFT);
 		break;
 	case 3:
-		h = live ^ (1ULL << (SVOD_HANDLE_TAG_SHIFT + rd(r, 1) % 16));
+		h = live ^ (1ULL << (SVOD_HANDLE_TAG_SHIFT + rd(r, 1) % 20));
 		break;
 	case 4:
 		h = (live & ~(u64)SVOD_HANDLE_SLOT_MASK) | (s->tbl.nr_slots + rd(r, 1));
@@ -445,6 +448,46 @@ static u64 fraction(u64 x, u64 num, unsigned int shift)
 	return (u64)(((unsigned __int128)x * num) >> shift);
 }
 
+/*
+ * The owner registry and the table, with a tag from the input. Mode 1 lets
+ * an earlier table hold the tag first (freed handle, raised floor) so the
+ * table starts above the floor; mode 2 keeps that earlier table live while
+ * the table takes the next tag. Either way the earlier table's handle must
+ * never resolve in the table: it joins the stale handles.
+ */
+static void setup_handles(struct state *s, struct reader *r, u32 max_live)
+{
+	u32 tag = rd(r, 3), mode = rd(r, 1) % 3, gen = rd(r, 3);
+	struct svod_handle_table prev;
+	u64 h = 0;
+
+	svod_handle_owners_init(&s->owners);
+	svod_handle_owners_set_next(&s->owners, tag);
+	if (mode) {
+		EXPECT(!svod_handle_table_init(&prev, &s->owners, 1, GFP_KERNEL),
+		       "init of the earlier table failed");
+		EXPECT(!svod_handle_alloc(&prev, s, GFP_KERNEL, &h), "earlier alloc failed");
+		if (mode == 1) {
+			EXPECT(!svod_handle_free(&prev, h, NULL), "earlier free failed");
+			svod_handle_set_gen(&prev, 0, gen % SVOD_HANDLE_GEN_MAX);
+			svod_handle_table_fini(&prev, &s->owners);
+			svod_handle_owners_set_next(&s->owners, tag);
+		}
+	}
+	EXPECT(!svod_handle_table_init(&s->tbl, &s->owners, max_live, GFP_KERNEL),
+	       "table init failed");
+	EXPECT(s->tbl.tag == ((tag + (mode == 2)) & SVOD_HANDLE_TAG_MASK),
+	       "tag %#x, expected %#x", s->tbl.tag, tag + (mode == 2));
+	if (mode == 2) {
+		EXPECT(!svod_handle_lookup(&s->tbl, h), "a live foreign handle resolves");
+		EXPECT(!svod_handle_free(&prev, h, NULL), "earlier free failed");
+		svod_handle_table_fini(&prev, &s->owners);
+	}
+	if (mode)
+		s->stale[s->nr_stale++ % NR_STALE] = h;
+	model_handles_init(&s->mh, s->tbl.tag, s->tbl.base, s->tbl.max_live);
+}
+
 static int setup(struct state *s, struct reader *r)
 {
 	struct svod_range_region regions[MAX_REGIONS];
@@ -490,8 +533,7 @@ static int setup(struct state *s, struct reader *r)
 		regions[i].size = fraction(capacity, rd(r, 2), 18) + rd(r, 1) % 3;
 	}
 	a = rd(r, 1);
-	svod_handle_table_init(&s->tbl, rd(r, 2), a > 200 ? U32_MAX : a % 64U + 1);
-	model_handles_init(&s->mh, s->tbl.tag, s->tbl.max_live);
+	setup_handles(s, r, a > 200 ? U32_MAX : a % 64U + 1);
 
 	armed = arm_failure(r);
 	err = svod_range_init(&s->range, base, capacity, align, regions, nr, GFP_KERNEL);
@@ -551,7 +593,8 @@ void svod_core_diff(const uint8_t *data, size_t len)
 	svod_range_fini(&s.range);
 fini_models:
 	model_range_fini(&s.mr);
-	svod_handle_table_fini(&s.tbl);
+	svod_handle_table_fini(&s.tbl, &s.owners);
+	svod_handle_owners_fini(&s.owners);
 	model_handles_fini(&s.mh);
 	while (s.nr_spare)
 		free(s.spare[--s.nr_spare]);

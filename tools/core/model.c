@@ -139,10 +139,11 @@ void model_range_free(struct model_range *m, u64 start, u64 size)
 	m->nr_live--;
 }
 
-void model_handles_init(struct model_handles *m, u16 tag, u32 max_live)
+void model_handles_init(struct model_handles *m, u32 tag, u32 base, u32 max_live)
 {
 	memset(m, 0, sizeof(*m));
 	m->tag = tag;
+	m->base = base;
 	m->max_live = max_live;
 }
 
@@ -168,19 +169,20 @@ int model_handle_alloc(struct model_handles *m, void *obj, u64 *handle)
 		if (!m->slots || !m->free_ids)
 			abort();
 		memset(&m->slots[id], 0, sizeof(m->slots[id]));
+		m->slots[id].gen = m->base;
 	}
 	m->slots[id].gen++;
 	m->slots[id].obj = obj;
 	m->nr_live++;
-	*handle = (u64)m->slots[id].gen << 40 | (u64)m->tag << 24 | id;
+	*handle = (u64)m->slots[id].gen << 40 | (u64)m->tag << 20 | id;
 	return 0;
 }
 
 void *model_handle_lookup(const struct model_handles *m, u64 handle)
 {
-	u32 id = handle & 0xffffff;
+	u32 id = handle & 0xfffff;
 
-	if (((handle >> 24) & 0xffff) != m->tag || id >= m->nr_slots)
+	if (((handle >> 20) & 0xfffff) != m->tag || id >= m->nr_slots)
 		return NULL;
 	if (!m->slots[id].obj || m->slots[id].gen != handle >> 40)
 		return NULL;
@@ -189,7 +191,7 @@ void *model_handle_lookup(const struct model_handles *m, u64 handle)
 
 int model_handle_free(struct model_handles *m, u64 handle, void **obj)
 {
-	u32 id = handle & 0xffffff;
+	u32 id = handle & 0xfffff;
 
 	*obj = model_handle_lookup(m, handle);
 	if (!*obj)

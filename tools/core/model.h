@@ -35,7 +35,8 @@ struct model_slot {
 };
 
 struct model_handles {
-	u16 tag;
+	u32 tag;
+	u32 base;
 	u32 max_live;
 	u32 nr_live;
 	struct model_slot *slots;
@@ -50,7 +51,7 @@ void model_range_fini(struct model_range *m);
 int model_range_alloc(struct model_range *m, u64 size, u64 align, u64 *start);
 void model_range_free(struct model_range *m, u64 start, u64 size);
 
-void model_handles_init(struct model_handles *m, u16 tag, u32 max_live);
+void model_handles_init(struct model_handles *m, u32 tag, u32 base, u32 max_live);
 void model_handles_fini(struct model_handles *m);
 int model_handle_alloc(struct model_handles *m, void *obj, u64 *handle);
 void *model_handle_lookup(const struct model_handles *m, u64 handle);

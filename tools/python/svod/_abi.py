@@ -22,11 +22,12 @@ PLAN_TLSF = 0
 PLAN_BEST = 1
 PLAN_NO_OFFSET = (1 << 64) - 1
 
-# Handle layout (driver/core/handle.h): generation, issuing table's tag, slot.
+# Handle layout, stable ABI (Documentation/uapi.rst "Handles",
+# driver/core/handle.h): generation [63:40], owner tag [39:20], slot [19:0].
 HANDLE_GEN_SHIFT = 40
-HANDLE_TAG_SHIFT = 24
-HANDLE_SLOT_MASK = 0xFFFFFF
-HANDLE_TAG_MASK = 0xFFFF
+HANDLE_TAG_SHIFT = 20
+HANDLE_SLOT_MASK = 0xFFFFF
+HANDLE_TAG_MASK = 0xFFFFF
 HANDLE_GEN_MAX = 0xFFFFFF
 
 u32 = ctypes.c_uint32

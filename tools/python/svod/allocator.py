@@ -30,7 +30,7 @@ class StorageHandle:
     """One allocation: identity plus placement.
 
     ``id`` and ``generation`` are the slot and generation of the driver's
-    handle (bits 23..0 and 63..40 of the ``__u64``, see
+    handle (bits 19..0 and 63..40 of the ``__u64``, see
     ``Documentation/uapi.rst``): ids start at 0, the most recently freed id
     is reused first, and each reuse increments the generation, starting at
     1. ``base`` is the device address, ``capacity`` the bytes granted,

@@ -100,7 +100,7 @@ def test_binding_names_the_declaration(shape):
 
 
 def test_ids_are_the_kernel_handle_fields(alloc):
-    """StorageHandle.id/.generation are bits 23..0 and 63..40 of the handle."""
+    """StorageHandle.id/.generation are bits 19..0 and 63..40 of the handle."""
     h = alloc.allocate(64)
     req = _abi.Resolve(handle=_abi.make_handle(h.id, h.generation, alloc._tag))
     _abi.ioctl(alloc.fileno(), _abi.IOCTL_RESOLVE, req)

@@ -97,6 +97,7 @@ struct mmb_slot {
 struct mmb_ctx {
 	enum mmb_kind kind;
 	struct svod_range range;
+	struct svod_handle_owners owners;
 	struct svod_handle_table tbl;
 #if MMB_HAVE_DRM
 	struct drm_mm mm;
@@ -234,7 +235,12 @@ static int mmb_setup(struct mmb_ctx *c)
 	switch (c->kind) {
 	case MMB_SVOD:
 	case MMB_SVOD_RANGE:
-		svod_handle_table_init(&c->tbl, 1, U32_MAX);
+		svod_handle_owners_init(&c->owners);
+		if (svod_handle_table_init(&c->tbl, &c->owners, U32_MAX,
+					   GFP_KERNEL)) {
+			svod_handle_owners_fini(&c->owners);
+			return -ENOMEM;
+		}
 		return svod_range_init(&c->range, MMB_BASE, c->space, MMB_ALIGN,
 				       NULL, 0, GFP_KERNEL);
 #if MMB_HAVE_DRM
@@ -273,7 +279,8 @@ static void mmb_teardown(struct mmb_ctx *c, unsigned int n)
 	case MMB_SVOD:
 	case MMB_SVOD_RANGE:
 		svod_range_fini(&c->range);
-		svod_handle_table_fini(&c->tbl);
+		svod_handle_table_fini(&c->tbl, &c->owners);
+		svod_handle_owners_fini(&c->owners);
 		break;
 #if MMB_HAVE_DRM
 	case MMB_DRM_MM:
