@@ -372,8 +372,7 @@ int main(int argc, char **argv)
 	if (argc == 2 && !strcmp(argv[1], "--long"))
 		return bench() || bench_hard(4);
 	if (argc != 1) {
-		fprintf(stderr, "usage: plan_bench [--check | --long | --trace FILE]
-");
+		fprintf(stderr, "usage: plan_bench [--check | --long | --trace FILE]\n");
 		return 2;
 	}
 	return bench() || bench_hard(1);
