@@ -71,9 +71,13 @@ static int svod_mmap_init_fs_context(struct fs_context *fc)
 	return init_pseudo(fc, SVOD_MMAP_MAGIC) ? 0 : -ENOMEM;
 }
 
+/*
+ * No .owner: the mount pinned for the module's lifetime must not hold the
+ * module itself (it could never be unloaded). Only svod_mmap_init_fs_context()
+ * is the module's code, and it runs at svod_mmap_init() alone.
+ */
 static struct file_system_type svod_mmap_fs_type = {
 	.name = "svod_mmap",
-	.owner = THIS_MODULE,
 	.init_fs_context = svod_mmap_init_fs_context,
 	.kill_sb = kill_anon_super,
 };
