@@ -2,10 +2,11 @@
 /*
  * `svodctl top`: which process holds what. Walks /proc/<pid>/fd for
  * descriptors of /dev/svod and prints, from their fdinfo, one row per tier
- * in which that open file holds allocations (drm-total-<tier> bytes and
- * svod-handles-<tier>), then debugfs svod/state when it is mounted. An open
- * file shared by several processes (fork, SCM_RIGHTS) shows up under each of
- * them, with the same figures.
+ * in which that open file holds allocations (drm-total-<tier> bytes,
+ * svod-handles-<tier>, svod-mapped-<tier>: the bytes a mapping maps), then
+ * debugfs svod/state when it is mounted. An open file shared by several
+ * processes (fork, SCM_RIGHTS) shows up under each of them, with the same
+ * figures.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -41,11 +42,13 @@ static void read_comm(const char *pid, char *comm, size_t len)
  * @name: tier name
  * @bytes: the drm-total-<tier> value as printed ("4160 KiB")
  * @handles: the svod-handles-<tier> value
+ * @mapped: the svod-mapped-<tier> value ("8 KiB"), "0" if absent
  */
 struct top_tier {
 	char name[SVOD_NAME_LEN];
 	char bytes[32];
 	unsigned long handles;
+	char mapped[32];
 };
 
 static struct top_tier *top_find(struct top_tier *t, unsigned int *nr, const char *name,
@@ -62,6 +65,7 @@ static struct top_tier *top_find(struct top_tier *t, unsigned int *nr, const cha
 		return NULL;
 	memset(&t[*nr], 0, sizeof(t[*nr]));
 	memcpy(t[*nr].name, name, len);
+	strcpy(t[*nr].mapped, "0");
 	return &t[(*nr)++];
 }
 
@@ -93,18 +97,23 @@ static int show_fd(const char *pid, const char *fd, const char *comm)
 			t = top_find(tiers, &nr, line + 13, (size_t)(colon - line - 13));
 			if (t)
 				t->handles = strtoul(val, NULL, 10);
+		} else if (!strncmp(line, "svod-mapped-", 12)) {
+			t = top_find(tiers, &nr, line + 12, (size_t)(colon - line - 12));
+			if (t)
+				snprintf(t->mapped, sizeof(t->mapped), "%s", val);
 		}
 	}
 	fclose(f);
 	for (i = 0; i < nr; i++) {
 		if (!tiers[i].handles)
 			continue;
-		printf("%-7s %-16s %-4s %-7s %-16s %12s %8lu\n", pid, comm, fd, client,
-		       tiers[i].name, tiers[i].bytes, tiers[i].handles);
+		printf("%-7s %-16s %-4s %-7s %-16s %12s %8lu %12s\n", pid, comm, fd, client,
+		       tiers[i].name, tiers[i].bytes, tiers[i].handles, tiers[i].mapped);
 		shown++;
 	}
 	if (!shown)
-		printf("%-7s %-16s %-4s %-7s %-16s %12s %8d\n", pid, comm, fd, client, "-", "0", 0);
+		printf("%-7s %-16s %-4s %-7s %-16s %12s %8d %12s\n", pid, comm, fd, client, "-",
+		       "0", 0, "0");
 	return 1;
 }
 
@@ -174,8 +183,8 @@ int svodctl_cmd_top(int argc, char **argv)
 	proc = opendir("/proc");
 	if (!proc)
 		return svodctl_err(argv[0], -errno, "(opening /proc)");
-	printf("%-7s %-16s %-4s %-7s %-16s %12s %8s\n", "PID", "COMM", "FD", "CLIENT", "TIER",
-	       "BYTES", "HANDLES");
+	printf("%-7s %-16s %-4s %-7s %-16s %12s %8s %12s\n", "PID", "COMM", "FD", "CLIENT",
+	       "TIER", "BYTES", "HANDLES", "MAPPED");
 	while ((de = readdir(proc))) {
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
