@@ -132,7 +132,9 @@ void svod_mmap_file_init(struct file *filp)
 
 static void svod_map_release(struct kref *ref)
 {
-	kfree(container_of(ref, struct svod_map, ref));
+	struct svod_map *map = container_of(ref, struct svod_map, ref);
+
+	kfree_rcu(map, rcu);
 }
 
 static void svod_map_put(struct svod_map *map)
@@ -185,7 +187,7 @@ static int svod_map_create(struct svod_file *sf, struct svod_allocation *alloc,
 		return ret;
 	}
 	svod_mmap_next += npages;
-	alloc->map = map;
+	WRITE_ONCE(alloc->map, map);
 	return 0;
 }
 
@@ -267,7 +269,7 @@ void svod_mmap_revoke(struct svod_allocation *alloc)
 
 	down_write(&svod_mmap_sem);
 	map = alloc->map;
-	alloc->map = NULL;
+	WRITE_ONCE(alloc->map, NULL);
 	if (map) {
 		map->alloc = NULL;
 		mtree_erase(&svod_mmap_mt, map->pgoff);
@@ -283,14 +285,22 @@ void svod_mmap_revoke(struct svod_allocation *alloc)
 
 /**
  * svod_mmap_is_mapped() - is an allocation mapped by at least one vma?
- * @alloc: a live allocation; its file's lock held
+ * @alloc: a live allocation; its file's lock held (device removal may
+ *	revoke it meanwhile: the range is read under RCU)
  *
  * Context: any context.
  * Return: true if a vma maps (part of) it.
  */
 bool svod_mmap_is_mapped(const struct svod_allocation *alloc)
 {
-	return alloc->map && atomic_read(&alloc->map->vmas) > 0;
+	const struct svod_map *map;
+	bool mapped;
+
+	rcu_read_lock();
+	map = READ_ONCE(alloc->map);
+	mapped = map && atomic_read(&map->vmas) > 0;
+	rcu_read_unlock();
+	return mapped;
 }
 
 static void svod_vm_open(struct vm_area_struct *vma)

@@ -9,6 +9,7 @@
 
 #include <linux/atomic.h>
 #include <linux/kref.h>
+#include <linux/rcupdate.h>
 #include <linux/types.h>
 
 struct address_space;
@@ -27,6 +28,8 @@ struct vm_area_struct;
  * @npages: pages in the range (the allocation's size)
  * @pfn: page frame of the allocation's first byte in its BAR
  * @vmas: vmas mapping the range (what fdinfo counts as mapped)
+ * @rcu: freed after a grace period: fdinfo reads an allocation's @map
+ *	under RCU, without svod_mmap_sem
  */
 struct svod_map {
 	struct kref ref;
@@ -36,6 +39,7 @@ struct svod_map {
 	unsigned long npages;
 	unsigned long pfn;
 	atomic_t vmas;
+	struct rcu_head rcu;
 };
 
 int svod_mmap_init(void);

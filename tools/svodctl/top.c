@@ -107,13 +107,13 @@ static int show_fd(const char *pid, const char *fd, const char *comm)
 	for (i = 0; i < nr; i++) {
 		if (!tiers[i].handles)
 			continue;
-		printf("%-7s %-16s %-4s %-7s %-16s %12s %8lu %12s\n", pid, comm, fd, client,
-		       tiers[i].name, tiers[i].bytes, tiers[i].handles, tiers[i].mapped);
+		printf("%-7s %-16s %-4s %-7s %-16s %12s %12s %8lu\n", pid, comm, fd, client,
+		       tiers[i].name, tiers[i].bytes, tiers[i].mapped, tiers[i].handles);
 		shown++;
 	}
 	if (!shown)
-		printf("%-7s %-16s %-4s %-7s %-16s %12s %8d %12s\n", pid, comm, fd, client, "-",
-		       "0", 0, "0");
+		printf("%-7s %-16s %-4s %-7s %-16s %12s %12s %8d\n", pid, comm, fd, client, "-",
+		       "0", "0", 0);
 	return 1;
 }
 
@@ -183,8 +183,8 @@ int svodctl_cmd_top(int argc, char **argv)
 	proc = opendir("/proc");
 	if (!proc)
 		return svodctl_err(argv[0], -errno, "(opening /proc)");
-	printf("%-7s %-16s %-4s %-7s %-16s %12s %8s %12s\n", "PID", "COMM", "FD", "CLIENT",
-	       "TIER", "BYTES", "HANDLES", "MAPPED");
+	printf("%-7s %-16s %-4s %-7s %-16s %12s %12s %8s\n", "PID", "COMM", "FD", "CLIENT",
+	       "TIER", "BYTES", "MAPPED", "HANDLES");
 	while ((de = readdir(proc))) {
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
