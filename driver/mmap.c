@@ -389,7 +389,8 @@ int svod_mmap(struct file *filp, struct vm_area_struct *vma)
 {
 	struct svod_map *map;
 
-	if (!(vma->vm_flags & VM_SHARED))
+	/* VM_MAYSHARE: a read-only MAP_SHARED of an O_RDONLY fd lacks VM_SHARED. */
+	if (!(vma->vm_flags & VM_MAYSHARE))
 		return -EINVAL;
 	if (vma->vm_flags & VM_EXEC)
 		return -EPERM;

@@ -54,7 +54,7 @@ static const uint32_t sizes[] = {
 	4u << 10, 64u << 10, 256u << 10, 1u << 20, 4u << 20, 16u << 20,
 };
 
-#define NR_CASES	(49 + ARRAY_SIZE(sizes) * 2)
+#define NR_CASES	(50 + ARRAY_SIZE(sizes) * 2)
 
 static int fd = -1;
 static size_t page;
@@ -167,6 +167,34 @@ static void fdinfo_mapped(int f, char *out, size_t len)
 	fclose(fi);
 }
 
+/* An O_RDONLY fd maps read-only MAP_SHARED (VM_MAYSHARE without VM_SHARED). */
+static void test_read_only_fd(void)
+{
+	int ro = open(SVOD_DEV_PATH, O_RDONLY | O_CLOEXEC);
+	struct svod_alloc a = {};
+	uint8_t buf[16];
+	uint64_t off = 0;
+	void *p = MAP_FAILED, *w = MAP_FAILED;
+	int ret;
+
+	ret = ro < 0 ? -errno : svod_alloc_flags(ro, tier.id, page, 0, SVOD_ALLOC_MAPPABLE, &a);
+	memset(buf, 0x77, sizeof(buf));
+	ret = ret ? ret : svod_stage(ro, a.handle, 0, buf, sizeof(buf), 0, NULL);
+	ret = ret ? ret : svod_map_offset(ro, a.handle, &off, NULL);
+	if (!ret) {
+		p = mmap(NULL, page, PROT_READ, MAP_SHARED, ro, (off_t)off);
+		w = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, ro, (off_t)off);
+	}
+	tap_ok(!ret && p != MAP_FAILED && !memcmp(p, buf, sizeof(buf)) && w == MAP_FAILED &&
+	       errno == EACCES, "read_only_fd_maps_shared_read_only (%s)", svod_errno_name(ret));
+	if (p != MAP_FAILED)
+		munmap(p, page);
+	if (w != MAP_FAILED)
+		munmap(w, page);
+	if (ro >= 0)
+		close(ro);
+}
+
 static void test_data(void)
 {
 	uint8_t buf[8192], back[8192], *p = NULL;
@@ -203,6 +231,7 @@ static void test_data(void)
 	tap_ok(!strcmp(mapped, "8 KiB"), "fdinfo_counts_mapped_bytes (%s)", mapped);
 	ret = svod_stage(fd, a.handle, 0, p, 64, 0, NULL);
 	tap_errno(ret, -EFAULT, "mapping_as_stage_buffer_efault");
+	test_read_only_fd();
 	svod_unmap(p, a.capacity);
 	fdinfo_mapped(fd, mapped, sizeof(mapped));
 	tap_ok(!strcmp(mapped, "0"), "fdinfo_mapped_zero_after_munmap (%s)", mapped);
