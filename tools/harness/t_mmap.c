@@ -578,7 +578,11 @@ static int injected_round(int ff, unsigned int step, unsigned int n)
 /* Faults the injection points report without a stack dump ("verbose"). */
 static const char *const fault_attrs[] = { "failslab", "fail_page_alloc", "fail_usercopy" };
 
-/* Sets each fault attribute's verbose to @val, saving the old values. */
+/*
+ * Sets each fault attribute's verbose to @val, saving the old values first
+ * (or restores them, @val NULL). debugfs attributes are not seekable: plain
+ * read() and write() on fresh opens.
+ */
 static void fault_verbose(const char *val, char (*saved)[8])
 {
 	char path[96];
@@ -588,16 +592,17 @@ static void fault_verbose(const char *val, char (*saved)[8])
 
 	for (i = 0; i < ARRAY_SIZE(fault_attrs); i++) {
 		snprintf(path, sizeof(path), "/sys/kernel/debug/%s/verbose", fault_attrs[i]);
-		f = open(path, O_RDWR | O_CLOEXEC);
-		if (f < 0)
-			continue;
-		if (saved) {
-			n = pread(f, saved[i], sizeof(saved[i]) - 1, 0);
+		f = val ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+		if (f >= 0) {
+			n = read(f, saved[i], sizeof(saved[i]) - 1);
 			saved[i][n > 0 ? n : 0] = '\0';
+			close(f);
 		}
-		if (pwrite(f, val ? val : saved[i], strlen(val ? val : saved[i]), 0) < 0)
-			tap_diag("could not set %s", path);
-		close(f);
+		f = open(path, O_WRONLY | O_CLOEXEC);
+		if (f < 0 || write(f, val ? val : saved[i], strlen(val ? val : saved[i])) < 0)
+			tap_diag("could not set %s: %s", path, strerror(errno));
+		if (f >= 0)
+			close(f);
 	}
 }
 
