@@ -54,7 +54,7 @@ static const uint32_t sizes[] = {
 	4u << 10, 64u << 10, 256u << 10, 1u << 20, 4u << 20, 16u << 20,
 };
 
-#define NR_CASES	(50 + ARRAY_SIZE(sizes) * 2)
+#define NR_CASES	(51 + ARRAY_SIZE(sizes) * 2)
 
 static int fd = -1;
 static size_t page;
@@ -423,8 +423,16 @@ static void test_tier_replacement(void)
 	       "after_tier_replacement_old_mapping_sigbus (%s, sig %d)",
 	       svod_errno_name(ret), sig);
 	svod_free(f2, b.handle);
-	close(f2);
 	munmap(p, page);
+
+	/* Device base 0x800 at BAR offset 0: no page-aligned range in the BAR. */
+	snprintf(text, sizeof(text), "%s bar=2 offset=0 size=0x%llx base=0x800\n",
+		 tier.name, (unsigned long long)tier.capacity);
+	ret = svod_tiers_write(tier.device, text);
+	ret = ret ? ret : svod_tier_by_device(f2, tier.device, &t2);
+	ret = ret ? ret : svod_alloc_flags(f2, t2.id, page, 0, SVOD_ALLOC_MAPPABLE, &b);
+	tap_errno(ret, -EOPNOTSUPP, "alloc_mappable_in_tier_off_page_eopnotsupp");
+	close(f2);
 	ret = svod_tiers_write(tier.device, orig);
 	ret = ret ? ret : svod_tier_by_device(fd, tier.device, &tier);
 	tap_errno(ret, 0, "declaration_restored");
