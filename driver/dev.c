@@ -423,7 +423,8 @@ unlock:
  * Waits for transfers in flight on each tier, revokes every mapping of its
  * live allocations (SIGBUS on access), zeroes their ranges (their owners can
  * no longer free them while the BAR is there), then marks it gone: from then
- * on calls on it fail with -ENODEV and nothing touches the BAR. Allocations stay until their owners free them or close.
+ * on calls on it fail with -ENODEV and nothing touches the BAR. Allocations
+ * stay until their owners free them or close.
  *
  * Context: process context; takes svod_decl_lock and each tier's locks.
  */
