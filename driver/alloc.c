@@ -4,7 +4,8 @@
  * the kernel copy of their struct (ioctl.c copies and dispatches).
  *
  * An allocation is freed in two steps. FREE (or close) removes its handle at
- * once, so no call can reach it any more; the range is zeroed through the
+ * once, so no call can reach it any more, and revokes its mappings
+ * (mmap.c); the range is zeroed through the
  * write-combined mapping and returned to the tier when the last reference
  * goes, which is at the end of FREE unless a STAGE or READ of the same
  * allocation is still running, then at the end of that transfer.
@@ -16,6 +17,7 @@
 #include "alloc.h"
 #include "file.h"
 #include "ioctl.h"
+#include "mmap.h"
 #include "svod.h"
 #include "trace.h"
 
@@ -106,7 +108,7 @@ static void svod_allocation_unplace(struct svod_allocation *alloc)
 /* ALLOC once the tier is found: everything under the file's lock. */
 static int svod_alloc_locked(struct svod_file *sf,
 			     struct svod_allocation *alloc,
-			     struct svod_alloc *req)
+			     struct svod_alloc *req, u64 size, u64 align)
 {
 	struct svod_dev_tier *tier = alloc->tier;
 	struct svod_usage *usage;
@@ -116,10 +118,10 @@ static int svod_alloc_locked(struct svod_file *sf,
 	lockdep_assert_held(&sf->lock);
 	if (READ_ONCE(tier->gone))
 		return -ENODEV;
-	usage = svod_usage_charge(sf, tier, req->size);
+	usage = svod_usage_charge(sf, tier, size);
 	if (IS_ERR(usage))
 		return PTR_ERR(usage);
-	ret = svod_allocation_place(alloc, tier, req->size, req->align);
+	ret = svod_allocation_place(alloc, tier, size, align);
 	if (ret)
 		goto trim_usage;
 	ret = svod_handle_alloc(&sf->handles, alloc, GFP_KERNEL_ACCOUNT,
@@ -141,6 +143,22 @@ trim_usage:
 	return ret;
 }
 
+/*
+ * SVOD_ALLOC_MAPPABLE: whole pages, page-aligned in the BAR; the tier's BAR
+ * offset and device base must agree modulo the page size.
+ */
+static int svod_alloc_mappable(const struct svod_dev_tier *tier,
+			       u64 *size, u64 *align)
+{
+	if (!PAGE_ALIGNED(tier->spec.offset - tier->spec.base))
+		return -EOPNOTSUPP;
+	if (*size > U64_MAX - (PAGE_SIZE - 1))
+		return -ENOSPC;
+	*size = PAGE_ALIGN(*size);
+	*align = max_t(u64, *align, PAGE_SIZE);
+	return 0;
+}
+
 /**
  * svod_alloc_ioctl() - SVOD_IOCTL_ALLOC
  * @sf: the file
@@ -149,39 +167,43 @@ trim_usage:
  *
  * Context: process context; takes @sf's lock, then the tier's.
  * Return: 0; -EINVAL for unknown flags, size 0 or an align that is not a
- * power of two; -ENOENT for an unknown tier; -ENODEV if its device is gone;
- * -EDQUOT beyond the file's max_bytes in the tier; -ENOSPC if it does not
- * fit; -EMFILE at the file's max_handles; -ENOMEM. Nothing changes on
- * failure.
+ * power of two; -ENOENT for an unknown tier; -EOPNOTSUPP for
+ * SVOD_ALLOC_MAPPABLE in a tier whose BAR offset and base differ by other
+ * than whole pages; -ENODEV if its device is gone; -EDQUOT beyond the
+ * file's max_bytes in the tier; -ENOSPC if it does not fit; -EMFILE at the
+ * file's max_handles; -ENOMEM. Nothing changes on failure.
  */
 int svod_alloc_ioctl(struct svod_file *sf, void *data)
 {
 	struct svod_alloc *req = data;
 	struct svod_allocation *alloc;
 	struct svod_dev_tier *tier;
+	u64 size = req->size, align = req->align;
 	u64 t0 = ktime_get_ns();
 	int ret;
 
 	/* Argument errors first, whatever the state of the tier. */
-	if (req->flags || !req->size ||
+	if ((req->flags & ~SVOD_ALLOC_FLAGS) || !req->size ||
 	    (req->align && !is_power_of_2(req->align)))
 		return -EINVAL;
 	tier = svod_dev_tier_get_by_id(req->tier);
 	if (!tier)
 		return -ENOENT;
-	alloc = kzalloc(sizeof(*alloc), GFP_KERNEL_ACCOUNT);
+	ret = req->flags & SVOD_ALLOC_MAPPABLE ?
+	      svod_alloc_mappable(tier, &size, &align) : 0;
+	alloc = ret ? NULL : kzalloc(sizeof(*alloc), GFP_KERNEL_ACCOUNT);
 	if (!alloc) {
 		svod_dev_tier_put(tier);
-		return -ENOMEM;
+		return ret ? ret : -ENOMEM;
 	}
 	kref_init(&alloc->ref);
 	alloc->tier = tier;
 
 	mutex_lock(&sf->lock);
-	ret = svod_alloc_locked(sf, alloc, req);
+	ret = svod_alloc_locked(sf, alloc, req, size, align);
 	mutex_unlock(&sf->lock);
-	trace_svod_alloc(tier, ret ? 0 : req->handle, req->size, req->align,
-			 ret, ktime_get_ns() - t0);
+	trace_svod_alloc(tier, ret ? 0 : req->handle, size, align, ret,
+			 ktime_get_ns() - t0);
 	if (ret) {
 		kfree(alloc);
 		svod_dev_tier_put(tier);
@@ -211,9 +233,10 @@ void svod_alloc_ioctl_unwind(struct svod_file *sf, void *data)
  * @sf: the file
  * @data: struct svod_free; in: handle, flags, pad
  *
- * The handle is dead when this returns; the range is zeroed and back in its
- * tier too, unless a transfer on it is still running (then it goes back when
- * that transfer ends). Works on a gone device's tier (nothing is zeroed).
+ * The handle is dead when this returns, and every mapping of the allocation
+ * revoked (SIGBUS on access); the range is zeroed and back in its tier too,
+ * unless a transfer on it is still running (then it goes back when that
+ * transfer ends). Works on a gone device's tier (nothing is zeroed).
  *
  * Context: process context; may sleep while zeroing.
  * Return: 0; -EINVAL for unknown flags or a nonzero pad; -ESTALE if the
@@ -242,6 +265,7 @@ int svod_free_ioctl(struct svod_file *sf, void *data)
 	size = svod_allocation_size(alloc);
 	/* The tier outlives the allocation's last reference for the event. */
 	kref_get(&tier->ref);
+	svod_mmap_revoke(alloc);
 	svod_allocation_put(alloc);
 	trace_svod_free(tier, req->handle, size, ktime_get_ns() - t0);
 	svod_dev_tier_put(tier);

@@ -14,6 +14,7 @@
 
 struct svod_dev_tier;
 struct svod_file;
+struct svod_map;
 
 /**
  * struct svod_allocation - one live allocation
@@ -22,12 +23,15 @@ struct svod_file;
  * @tier: the tier (holds a reference)
  * @node: the range in @tier's allocator, embedded (svod_range_insert())
  * @tier_link: entry in @tier's live list (@tier's lock)
+ * @map: its mmap offset range, NULL until SVOD_IOCTL_MAP_OFFSET and after
+ *	revocation (svod_mmap_sem)
  */
 struct svod_allocation {
 	struct kref ref;
 	struct svod_dev_tier *tier;
 	struct svod_range_node node;
 	struct list_head tier_link;
+	struct svod_map *map;
 };
 
 /* Device address of the allocation's first byte. */

@@ -13,6 +13,7 @@
 #include <kunit/visibility.h>
 
 #include "dev.h"
+#include "mmap.h"
 #include "svod.h"
 #include "tier.h"
 
@@ -419,10 +420,11 @@ unlock:
  * svod_dev_unregister() - retire every tier of a device that is going away
  * @sdev: the device
  *
- * Waits for transfers in flight on each tier, zeroes the ranges of its live
- * allocations (their owners can no longer free them while the BAR is there),
- * then marks it gone: from then on calls on it fail with -ENODEV and nothing
- * touches the BAR. Allocations stay until their owners free them or close.
+ * Waits for transfers in flight on each tier, revokes every mapping of its
+ * live allocations (SIGBUS on access), zeroes their ranges (their owners can
+ * no longer free them while the BAR is there), then marks it gone: from then
+ * on calls on it fail with -ENODEV and nothing touches the BAR. Allocations
+ * stay until their owners free them or close.
  *
  * Context: process context; takes svod_decl_lock and each tier's locks.
  */
@@ -435,9 +437,11 @@ void svod_dev_unregister(struct svod_dev *sdev)
 	list_del(&sdev->node);
 	list_for_each_entry_safe(tier, tmp, &sdev->tiers, dev_node) {
 		svod_dev_tier_lock_retire(tier);
-		list_for_each_entry(alloc, &tier->live, tier_link)
+		list_for_each_entry(alloc, &tier->live, tier_link) {
+			svod_mmap_revoke(alloc);
 			svod_dev_tier_scrub(tier, svod_allocation_start(alloc),
 					    svod_allocation_size(alloc));
+		}
 		svod_dev_tier_mark_gone(tier);
 		svod_dev_tier_drop(tier);
 	}

@@ -15,6 +15,7 @@
 #include "alloc.h"
 #include "file.h"
 #include "ioctl.h"
+#include "mmap.h"
 #include "svod.h"
 
 /* Protects svod_files, the list of open files debugfs walks. */
@@ -160,6 +161,7 @@ static int svod_open(struct inode *inode, struct file *filp)
 	mutex_unlock(&svod_files_lock);
 
 	filp->private_data = sf;
+	svod_mmap_file_init(filp);
 	return 0;
 }
 
@@ -178,6 +180,7 @@ static int svod_release(struct inode *inode, struct file *filp)
 	while ((alloc = svod_handle_next(&sf->handles, &pos, &handle))) {
 		svod_handle_free(&sf->handles, handle, NULL);
 		svod_usage_sub(sf, alloc);
+		svod_mmap_revoke(alloc);
 		svod_allocation_put(alloc);
 	}
 	mutex_unlock(&sf->lock);
@@ -208,6 +211,21 @@ static void svod_fdinfo_size(struct seq_file *m, const char *key,
 	seq_printf(m, "%s-%s:\t%llu%s\n", key, tier, bytes, units[u]);
 }
 
+/* Bytes of @sf's allocations in tier @id that a vma maps; @sf's lock held. */
+static u64 svod_file_mapped_bytes(struct svod_file *sf, unsigned long id)
+{
+	struct svod_allocation *alloc;
+	u64 handle, bytes = 0;
+	u32 pos = 0;
+
+	lockdep_assert_held(&sf->lock);
+	while ((alloc = svod_handle_next(&sf->handles, &pos, &handle))) {
+		if (alloc->tier->id == id && svod_mmap_is_mapped(alloc))
+			bytes += svod_allocation_size(alloc);
+	}
+	return bytes;
+}
+
 static void svod_show_fdinfo(struct seq_file *m, struct file *filp)
 {
 	struct svod_file *sf = filp->private_data;
@@ -226,6 +244,8 @@ static void svod_show_fdinfo(struct seq_file *m, struct file *filp)
 				 usage ? usage->bytes : 0);
 		seq_printf(m, "svod-handles-%s:\t%u\n", tier->spec.name,
 			   usage ? usage->handles : 0);
+		svod_fdinfo_size(m, "svod-mapped", tier->spec.name,
+				 usage ? svod_file_mapped_bytes(sf, id) : 0);
 	}
 	xa_unlock(&svod_tier_xa);
 	mutex_unlock(&sf->lock);
@@ -238,5 +258,6 @@ const struct file_operations svod_fops = {
 	.unlocked_ioctl = svod_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.show_fdinfo = svod_show_fdinfo,
+	.mmap = svod_mmap,
 	.llseek = noop_llseek,
 };

@@ -82,6 +82,8 @@ static const struct svod_ioctl_desc svod_ioctls[] = {
 		       SVOD_IOCTL_OUT_ON_ERROR, svod_read_ioctl, NULL),
 	SVOD_IOCTL_DEF(PLAN, SVOD_PLAN_SIZE_VER0,
 		       SVOD_IOCTL_OUT_ON_ERROR, svod_plan_ioctl, NULL),
+	SVOD_IOCTL_DEF(MAP_OFFSET, SVOD_MAP_OFFSET_SIZE_VER0, 0,
+		       svod_map_offset_ioctl, NULL),
 };
 
 /* The desc of @cmd, or NULL if it is not a command of ours. */

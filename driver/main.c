@@ -8,6 +8,7 @@
 #include <linux/module.h>
 
 #include "configfs.h"
+#include "mmap.h"
 #include "svod.h"
 
 unsigned int svod_max_handles = 65536;
@@ -71,9 +72,13 @@ static int __init svod_init(void)
 	svod_debugfs_init();
 	svod_stage_init();
 
-	ret = misc_register(&svod_misc);
+	ret = svod_mmap_init();
 	if (ret)
 		goto exit_stage;
+
+	ret = misc_register(&svod_misc);
+	if (ret)
+		goto exit_mmap;
 
 	ret = svod_configfs_init();
 	if (ret)
@@ -89,6 +94,8 @@ exit_configfs:
 	svod_configfs_exit();
 deregister_misc:
 	misc_deregister(&svod_misc);
+exit_mmap:
+	svod_mmap_exit();
 exit_stage:
 	svod_stage_exit();
 	svod_debugfs_fini();
@@ -100,6 +107,7 @@ static void __exit svod_exit(void)
 	svod_pci_unregister();
 	svod_configfs_exit();
 	misc_deregister(&svod_misc);
+	svod_mmap_exit();
 	svod_stage_exit();
 	svod_debugfs_fini();
 	svod_files_exit();

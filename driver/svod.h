@@ -13,6 +13,9 @@
  *   svod_file.lock            one open file's handles and usage
  *   svod_dev_tier.io_sem      BAR access to one tier (read) vs. removal (write)
  *   svod_dev_tier.lock        one tier's allocator state and live list
+ *   svod_mmap_sem             mmap offsets and their allocations (mmap.c);
+ *                             also taken inside mm's mmap_lock (faults,
+ *                             mmap()), and held around no user access
  *   svod_tier_xa's spinlock   tier id registry (innermost)
  *
  * Several tier locks are only ever held together under svod_decl_lock

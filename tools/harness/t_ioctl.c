@@ -202,8 +202,9 @@ static void test_flags_and_pad(void)
 	q = (struct svod_query){ .pad = 1 };
 	tap_errno(svod_query(fd, &q), -EINVAL, "query_nonzero_pad_einval");
 
-	a = (struct svod_alloc){ .tier = tier.id, .size = 4096, .flags = 1 };
-	tap_errno(svod_ioctl(fd, SVOD_IOCTL_ALLOC, &a), -EINVAL, "alloc_flags_bit0_einval");
+	/* Bit 0 is SVOD_ALLOC_MAPPABLE: bit 1 is the first unknown one. */
+	a = (struct svod_alloc){ .tier = tier.id, .size = 4096, .flags = 2 };
+	tap_errno(svod_ioctl(fd, SVOD_IOCTL_ALLOC, &a), -EINVAL, "alloc_flags_bit1_einval");
 	a.flags = 1U << 31;
 	tap_errno(svod_ioctl(fd, SVOD_IOCTL_ALLOC, &a), -EINVAL, "alloc_flags_bit31_einval");
 
@@ -256,8 +257,8 @@ static void test_bad_commands(void)
 	memset(buf, 0, sizeof(buf));
 	tap_errno(svod_ioctl(fd, _IOWR(SVOD_IOCTL_MAGIC, 0x02, struct svod_free), buf),
 		  -ENOTTY, "free_iowr_direction_enotty");
-	tap_errno(svod_ioctl(fd, _IOWR(SVOD_IOCTL_MAGIC, 0x07, struct svod_xfer), buf),
-		  -ENOTTY, "unknown_nr_7_enotty");
+	tap_errno(svod_ioctl(fd, _IOWR(SVOD_IOCTL_MAGIC, 0x08, struct svod_xfer), buf),
+		  -ENOTTY, "unknown_nr_8_enotty");
 	tap_errno(svod_ioctl(fd, _IOWR(SVOD_IOCTL_MAGIC, 0xff, struct svod_query), buf),
 		  -ENOTTY, "unknown_nr_255_enotty");
 	tap_errno(svod_ioctl(fd, _IOWR(SVOD_IOCTL_MAGIC + 1, 0x00, struct svod_query), buf),

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -354,6 +355,106 @@ int svod_alloc(int fd, uint32_t tier, uint64_t size, uint64_t align,
 	if (!ret)
 		*out = a;
 	return ret;
+}
+
+/**
+ * svod_alloc_flags() - svod_alloc() with SVOD_ALLOC_* flags
+ * @fd: descriptor of /dev/svod
+ * @tier: tier id
+ * @size: bytes, > 0
+ * @align: 0 for the tier's alignment, else a power of two
+ * @flags: SVOD_ALLOC_* (SVOD_ALLOC_MAPPABLE for svod_map())
+ * @out: out: the whole reply (capacity is the rounded size)
+ *
+ * Context: any thread.
+ * Return: 0, or -errno (see Documentation/uapi.rst).
+ */
+int svod_alloc_flags(int fd, uint32_t tier, uint64_t size, uint64_t align,
+		     uint32_t flags, struct svod_alloc *out)
+{
+	struct svod_alloc a = {
+		.tier = tier,
+		.flags = flags,
+		.size = size,
+		.align = align,
+	};
+	int ret;
+
+	ret = svod_ioctl(fd, SVOD_IOCTL_ALLOC, &a);
+	if (!ret)
+		*out = a;
+	return ret;
+}
+
+/**
+ * svod_map_offset() - the mmap() offset of an allocation (MAP_OFFSET)
+ * @fd: descriptor of /dev/svod
+ * @handle: a live handle of this open file
+ * @offset: out: the offset of the allocation's first byte
+ * @size: out: bytes that can be mapped from @offset (may be NULL)
+ *
+ * Context: any thread.
+ * Return: 0, or -errno (-EOPNOTSUPP for an allocation that is not whole,
+ * page-aligned pages: allocate it with SVOD_ALLOC_MAPPABLE).
+ */
+int svod_map_offset(int fd, uint64_t handle, uint64_t *offset, uint64_t *size)
+{
+	struct svod_map_offset m = { .handle = handle };
+	int ret;
+
+	ret = svod_ioctl(fd, SVOD_IOCTL_MAP_OFFSET, &m);
+	if (ret)
+		return ret;
+	*offset = m.offset;
+	if (size)
+		*size = m.size;
+	return 0;
+}
+
+/**
+ * svod_map() - map a whole allocation, read-write, write-combined
+ * @fd: descriptor of /dev/svod
+ * @handle: a live handle of this open file
+ * @addr: out: the mapping
+ * @size: out: its length, what svod_unmap() takes
+ *
+ * The mapping is MAP_SHARED and revoked when the allocation is freed: any
+ * access after svod_free() (or removal of the device) raises SIGBUS. Unmap
+ * it with svod_unmap() first.
+ *
+ * Context: any thread.
+ * Return: 0, or -errno of svod_map_offset() or mmap().
+ */
+int svod_map(int fd, uint64_t handle, void **addr, uint64_t *size)
+{
+	uint64_t offset, len;
+	void *p;
+	int ret;
+
+	ret = svod_map_offset(fd, handle, &offset, &len);
+	if (ret)
+		return ret;
+	if (len > SIZE_MAX)
+		return -ENOMEM;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)offset);
+	if (p == MAP_FAILED)
+		return -errno;
+	*addr = p;
+	*size = len;
+	return 0;
+}
+
+/**
+ * svod_unmap() - undo svod_map()
+ * @addr: the mapping
+ * @size: its length
+ *
+ * Context: any thread.
+ * Return: 0, or -errno of munmap().
+ */
+int svod_unmap(void *addr, uint64_t size)
+{
+	return munmap(addr, size) ? -errno : 0;
 }
 
 /**

@@ -68,6 +68,8 @@ int svod_tier_by_device(int fd, const char *bdf, struct svod_tier_info *out);
 
 int svod_alloc(int fd, uint32_t tier, uint64_t size, uint64_t align,
 	       struct svod_alloc *out);
+int svod_alloc_flags(int fd, uint32_t tier, uint64_t size, uint64_t align,
+		     uint32_t flags, struct svod_alloc *out);
 int svod_free(int fd, uint64_t handle);
 int svod_resolve(int fd, uint64_t handle, struct svod_resolve *out);
 int svod_stage(int fd, uint64_t handle, uint64_t offset, const void *buf,
@@ -75,6 +77,22 @@ int svod_stage(int fd, uint64_t handle, uint64_t offset, const void *buf,
 int svod_read(int fd, uint64_t handle, uint64_t offset, void *buf,
 	      uint64_t length, uint32_t flags, uint64_t *done);
 int svod_plan(int fd, struct svod_plan *plan);
+
+/*
+ * Mappings (Documentation/uapi.rst, "Mapping an allocation"): allocate with
+ * SVOD_ALLOC_MAPPABLE, then svod_map(). A mapping is MAP_SHARED,
+ * write-combined and revoked when the allocation is freed (FREE, the last
+ * close of the file, device removal): any later access raises SIGBUS, never
+ * shows the range's next owner's bytes. It keeps the open file (and its
+ * allocations) alive after close(fd), as every file mapping does. Forked
+ * children share it (MADV_DONTFORK keeps it out); it cannot grow (mremap()
+ * -EFAULT) nor become executable (mprotect() -EACCES); it may be shrunk,
+ * moved or partly unmapped. It cannot be the buffer of svod_stage() or
+ * svod_read() (-EFAULT).
+ */
+int svod_map_offset(int fd, uint64_t handle, uint64_t *offset, uint64_t *size);
+int svod_map(int fd, uint64_t handle, void **addr, uint64_t *size);
+int svod_unmap(void *addr, uint64_t size);
 
 const char *svod_errno_name(int err);
 const char *svod_strerror(int err);

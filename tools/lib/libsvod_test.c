@@ -129,6 +129,8 @@ static void test_syscall_errors(void)
 	struct svod_alloc a;
 	char buf[16];
 	uint32_t nr = 7;
+	uint64_t len = 7;
+	void *addr = NULL;
 	int fd;
 
 	check(svod_open_path("/nonexistent/svod") == -ENOENT, "open_missing_enoent");
@@ -136,6 +138,10 @@ static void test_syscall_errors(void)
 	check(svod_alloc(fd, 0, 4096, 0, &a) == -ENOTTY, "alloc_on_non_svod_enotty");
 	check(svod_query_all(fd, &tiers, &nr) == -ENOTTY && nr == 7 && !tiers,
 	      "query_all_error_leaves_outputs");
+	check(svod_map(fd, 1, &addr, &len) == -ENOTTY && addr == NULL && len == 7,
+	      "map_on_non_svod_enotty_leaves_outputs");
+	check(svod_unmap(NULL, 4096) == 0 && svod_unmap((void *)1, 4096) == -EINVAL,
+	      "unmap_unaligned_einval");
 	check(svod_free(-1, 1) == -EBADF, "free_bad_fd_ebadf");
 	check(svod_close(fd) == 0 && svod_close(fd) == -EBADF, "close_twice_ebadf");
 	check(svod_tiers_read("9999:99:99.9", buf, sizeof(buf)) == -ENOENT,

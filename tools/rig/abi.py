@@ -63,7 +63,8 @@ def parse(text):
 # SVOD_<X>_SIZE_VER0 -> struct
 VER0_STRUCT = {"QUERY": "svod_query", "TIER_INFO": "svod_tier_info",
                "ALLOC": "svod_alloc", "FREE": "svod_free", "RESOLVE": "svod_resolve",
-               "XFER": "svod_xfer", "PLAN": "svod_plan"}
+               "XFER": "svod_xfer", "PLAN": "svod_plan",
+               "MAP_OFFSET": "svod_map_offset"}
 
 
 def ver0_sizes():

@@ -43,11 +43,13 @@ static void read_comm(const char *pid, char *comm, size_t len)
  * @name: tier name
  * @bytes: the drm-total-<tier> value in bytes ("4160 KiB" is 4259840)
  * @handles: the svod-handles-<tier> value
+ * @mapped: the svod-mapped-<tier> value in bytes (0 if absent)
  */
 struct top_tier {
 	char name[SVOD_NAME_LEN];
 	uint64_t bytes;
 	unsigned long handles;
+	uint64_t mapped;
 };
 
 static struct top_tier *top_find(struct top_tier *t, unsigned int *nr, const char *name,
@@ -74,6 +76,7 @@ static const struct svodctl_col top_cols[] = {
 	{ "CLIENT", "client", SVODCTL_U64, SVODCTL_COL_DEFAULT },
 	{ "TIER", "tier", SVODCTL_STR, SVODCTL_COL_DEFAULT },
 	{ "BYTES", "bytes", SVODCTL_XSIZE, SVODCTL_COL_DEFAULT },
+	{ "MAPPED", "mapped", SVODCTL_XSIZE, SVODCTL_COL_DEFAULT },
 	{ "HANDLES", "handles", SVODCTL_U64, SVODCTL_COL_DEFAULT },
 };
 
@@ -108,10 +111,12 @@ static void top_row(struct svodctl_table *tbl, const char *pid, const char *comm
 	if (t) {
 		svodctl_cell_str(&c[4], t->name);
 		svodctl_cell_u64(&c[5], t->bytes);
-		svodctl_cell_u64(&c[6], t->handles);
+		svodctl_cell_u64(&c[6], t->mapped);
+		svodctl_cell_u64(&c[7], t->handles);
 	} else {
 		svodctl_cell_u64(&c[5], 0);
 		svodctl_cell_u64(&c[6], 0);
+		svodctl_cell_u64(&c[7], 0);
 	}
 }
 
@@ -140,6 +145,10 @@ static int show_fd(struct svodctl_table *tbl, const char *pid, const char *fd,
 			t = top_find(tiers, &nr, line + 10, (size_t)(colon - line - 10));
 			if (t)
 				t->bytes = fdinfo_bytes(val);
+		} else if (!strncmp(line, "svod-mapped-", 12)) {
+			t = top_find(tiers, &nr, line + 12, (size_t)(colon - line - 12));
+			if (t)
+				t->mapped = fdinfo_bytes(val);
 		} else if (!strncmp(line, "svod-handles-", 13)) {
 			t = top_find(tiers, &nr, line + 13, (size_t)(colon - line - 13));
 			if (t)

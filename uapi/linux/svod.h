@@ -121,15 +121,25 @@ struct svod_query {
 
 #define SVOD_QUERY_SIZE_VER0	24	/* ABI 2 without the regions */
 
+/*
+ * svod_alloc.flags. MAPPABLE rounds the size up to the kernel's page size
+ * and aligns the start to it (at least), so the allocation can be mapped
+ * (SVOD_IOCTL_MAP_OFFSET, mmap()); a tier whose BAR offset and device base
+ * differ by other than a multiple of the page size refuses it (-EOPNOTSUPP).
+ */
+#define SVOD_ALLOC_MAPPABLE	_BITUL(0)
+#define SVOD_ALLOC_FLAGS	SVOD_ALLOC_MAPPABLE
+
 /**
  * struct svod_alloc - SVOD_IOCTL_ALLOC
  * @tier: in: tier id
- * @flags: in: zero
+ * @flags: in: SVOD_ALLOC_*
  * @size: in: bytes, > 0
  * @align: in: 0 for the tier's alignment, else a power of two
  * @handle: out: the handle, valid in this open file only
  * @device_addr: out: device-side address of the first byte
- * @capacity: out: bytes granted (== @size)
+ * @capacity: out: bytes granted (== @size, rounded up to the page size
+ *	with SVOD_ALLOC_MAPPABLE)
  */
 struct svod_alloc {
 	__u32 tier;
@@ -272,6 +282,31 @@ struct svod_plan {
 
 #define SVOD_PLAN_SIZE_VER0	64
 
+/**
+ * struct svod_map_offset - SVOD_IOCTL_MAP_OFFSET
+ * @handle: in: a live handle of this file
+ * @flags: in: zero
+ * @pad: zero
+ * @offset: out: the offset to pass to mmap() on this file for the
+ *	allocation's first byte (the same on every call for one allocation;
+ *	never reused for another one)
+ * @size: out: bytes that can be mapped from @offset (the allocation's size)
+ *
+ * mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, @offset + k) maps
+ * bytes [k, k + len) of the allocation write-combined, k a multiple of the
+ * page size. The mapping is revoked (any access raises SIGBUS) when the
+ * allocation is freed: FREE, the file's release, device removal.
+ */
+struct svod_map_offset {
+	__u64 handle;
+	__u32 flags;
+	__u32 pad;
+	__u64 offset;
+	__u64 size;
+};
+
+#define SVOD_MAP_OFFSET_SIZE_VER0	32
+
 #define SVOD_IOCTL_QUERY	_IOWR(SVOD_IOCTL_MAGIC, 0x00, struct svod_query)
 #define SVOD_IOCTL_ALLOC	_IOWR(SVOD_IOCTL_MAGIC, 0x01, struct svod_alloc)
 #define SVOD_IOCTL_FREE		_IOW(SVOD_IOCTL_MAGIC, 0x02, struct svod_free)
@@ -279,5 +314,6 @@ struct svod_plan {
 #define SVOD_IOCTL_STAGE	_IOWR(SVOD_IOCTL_MAGIC, 0x04, struct svod_xfer)
 #define SVOD_IOCTL_READ		_IOWR(SVOD_IOCTL_MAGIC, 0x05, struct svod_xfer)
 #define SVOD_IOCTL_PLAN		_IOWR(SVOD_IOCTL_MAGIC, 0x06, struct svod_plan)
+#define SVOD_IOCTL_MAP_OFFSET	_IOWR(SVOD_IOCTL_MAGIC, 0x07, struct svod_map_offset)
 
 #endif /* _UAPI_LINUX_SVOD_H */

@@ -14,6 +14,7 @@ IOCTL_MAGIC = 0xC5
 NAME_LEN = 32
 
 TIER_GONE = 1 << 0
+ALLOC_MAPPABLE = 1 << 0
 XFER_CPU = 1 << 0
 XFER_DMA = 1 << 1
 PLAN_ALLOC = 1
@@ -105,9 +106,17 @@ class Plan(ctypes.Structure):
     ]
 
 
+class MapOffset(ctypes.Structure):
+    """``struct svod_map_offset``."""
+    _fields_ = [
+        ("handle", u64), ("flags", u32), ("pad", u32), ("offset", u64),
+        ("size", u64),
+    ]
+
+
 SIZE_VER0 = {
     Query: 24, TierInfo: 152, Alloc: 48, Free: 16, Resolve: 32, Xfer: 48,
-    Plan: 64,
+    Plan: 64, MapOffset: 32,
 }
 
 _IOC_WRITE = 1
@@ -125,6 +134,7 @@ IOCTL_RESOLVE = _ioc(_IOC_READ | _IOC_WRITE, 0x03, Resolve)
 IOCTL_STAGE = _ioc(_IOC_READ | _IOC_WRITE, 0x04, Xfer)
 IOCTL_READ = _ioc(_IOC_READ | _IOC_WRITE, 0x05, Xfer)
 IOCTL_PLAN = _ioc(_IOC_READ | _IOC_WRITE, 0x06, Plan)
+IOCTL_MAP_OFFSET = _ioc(_IOC_READ | _IOC_WRITE, 0x07, MapOffset)
 
 
 def ioctl(fd, request, arg):

@@ -8,6 +8,7 @@ the reference runs unchanged with ``from svod import ...``.
 """
 import ctypes
 import errno
+import mmap
 import os
 from dataclasses import dataclass
 from itertools import count
@@ -129,16 +130,19 @@ class StorageAllocator:
 
     # -- the reference's API -------------------------------------------------
 
-    def allocate(self, nbytes):
+    def allocate(self, nbytes, *, mappable=False):
         """Allocate ``nbytes`` (first fit, aligned to ``align``).
 
         Returns a :class:`StorageHandle`. Raises :class:`ValueError` if
         ``nbytes`` is not positive, :class:`StorageExhaustedError` if no free
-        span fits, :class:`QuotaError` at a per-file limit.
+        span fits, :class:`QuotaError` at a per-file limit. ``mappable`` (an
+        extra) rounds the allocation to whole, page-aligned pages so that
+        :meth:`map` can map it (``capacity`` says the rounded size).
         """
         if nbytes <= 0:
             raise ValueError("nbytes must be positive")
-        req = _abi.Alloc(tier=self._tier_id, size=nbytes, align=0)
+        req = _abi.Alloc(tier=self._tier_id, size=nbytes, align=0,
+                         flags=_abi.ALLOC_MAPPABLE if mappable else 0)
         try:
             _abi.ioctl(self._fileno(), _abi.IOCTL_ALLOC, req)
         except OSError as err:
@@ -217,6 +221,28 @@ class StorageAllocator:
         self._xfer(_abi.IOCTL_READ, kernel_handle, offset, addr, nbytes, engine, "read")
         del keep
         return bytes(buf)
+
+    def map(self, handle):
+        """A writable ``memoryview`` of the handle's whole allocation, mapped
+        from the device (``SVOD_IOCTL_MAP_OFFSET`` and ``mmap``,
+        write-combined): stores go straight to device memory.
+
+        The allocation must come from ``allocate(..., mappable=True)``
+        (else :class:`OSError` ``EOPNOTSUPP``). Release the view (``with``,
+        or :meth:`memoryview.release` then closing ``view.obj``) before
+        freeing: freeing revokes the mapping, and touching a revoked mapping
+        kills the process with ``SIGBUS``; it never shows another owner's
+        bytes.
+        """
+        kernel_handle = self._resolve(handle)[0]
+        req = _abi.MapOffset(handle=kernel_handle)
+        try:
+            _abi.ioctl(self._fileno(), _abi.IOCTL_MAP_OFFSET, req)
+        except OSError as err:
+            raise from_oserror(err, "map") from None
+        mapping = mmap.mmap(self._fileno(), req.size, flags=mmap.MAP_SHARED,
+                            prot=mmap.PROT_READ | mmap.PROT_WRITE, offset=req.offset)
+        return memoryview(mapping)
 
     def tiers(self):
         """Every declared tier (all devices), as :class:`svod.Tier`."""

@@ -206,3 +206,31 @@ def test_real_sigint_during_stage(alloc):
     if done is not None:
         assert alloc.read(h, done) == data[:done]
         assert alloc.read(h, length - done, done) == bytes(length - done)
+
+
+def test_map_gives_a_memoryview_of_the_allocation(alloc):
+    page = mmap.PAGESIZE
+    h = alloc.allocate(page + 1, mappable=True)
+    assert h.capacity == 2 * page
+    view = alloc.map(h)
+    assert len(view) == 2 * page and not view.readonly
+    assert bytes(view[:16]) == bytes(16)              # a new allocation reads as zeros
+    data = pattern(2 * page, 5)
+    view[:] = data                                    # stores through the mapping
+    assert alloc.read(h) == data
+    alloc.stage(None, h, b"\x11" * 8, offset=page - 4)
+    assert bytes(view[page - 4:page + 4]) == b"\x11" * 8
+    mapping = view.obj
+    view.release()
+    mapping.close()
+    alloc.free(h)
+    with pytest.raises(svod.StaleHandleError):
+        alloc.map(h)
+
+
+def test_map_refuses_an_allocation_that_is_not_whole_pages(alloc):
+    h = alloc.allocate(100)
+    with pytest.raises(OSError) as err:
+        alloc.map(h)
+    assert err.value.errno == errno.EOPNOTSUPP
+    alloc.free(h)

@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * svod mappings of allocations, after DRM's fake offsets (drm_vma_manager,
+ * drm_gem_mmap()):
+ *
+ * - SVOD_IOCTL_MAP_OFFSET gives a live, page-aligned allocation a range of
+ *   page offsets, taken from a counter that never goes back, so an offset
+ *   never names a second allocation. mmap() at an offset of the range maps
+ *   that part of the allocation's BAR range, write-combined, MAP_SHARED.
+ * - Every open file of /dev/svod uses one address space (f_mapping is set to
+ *   the mapping of one anonymous inode at open), so every vma of a range,
+ *   in any process, any file, after fork(), is found by
+ *   unmap_mapping_range() on that range.
+ * - Pages are inserted on demand by the fault handler, under svod_mmap_sem
+ *   for read, only while the range still names its allocation.
+ * - Revocation (FREE, release, device removal) clears the range's
+ *   allocation and erases the range under svod_mmap_sem for write, then
+ *   zaps every PTE of the range. A fault that came first inserted its pages
+ *   before the write lock was granted and is zapped; one that comes later
+ *   finds no allocation and raises SIGBUS. Only then is the allocation's
+ *   range scrubbed and returned to its tier (the caller's next step).
+ *
+ * A vma keeps its struct svod_map (not the allocation) and, as every file
+ * mapping does, its open file: closing the fd leaves the mapping working
+ * until the allocation is freed.
+ */
+#include <linux/fs.h>
+#include <linux/maple_tree.h>
+#include <linux/mm.h>
+#include <linux/mount.h>
+#include <linux/pseudo_fs.h>
+#include <linux/rwsem.h>
+#include <linux/slab.h>
+
+#include "ioctl.h"
+#include "mmap.h"
+#include "svod.h"
+
+#define SVOD_MMAP_MAGIC		0x5e0d3a9bU
+
+/*
+ * Offsets start above 4 GiB, as DRM's do, so an offset of 0 or a small one
+ * names nothing; they stay below 2^63 bytes so loff_t never overflows.
+ */
+#define SVOD_MMAP_PGOFF_FIRST	((u64)SZ_4G >> PAGE_SHIFT)
+#define SVOD_MMAP_PGOFF_END	(((u64)1 << 63) >> PAGE_SHIFT)
+
+/* Pages inserted per fault, as TTM does (TTM_BO_VM_NUM_PREFAULT). */
+#define SVOD_MMAP_PREFAULT	16
+
+/*
+ * Protects svod_mmap_mt, svod_mmap_next, and struct svod_map.alloc of every
+ * range: faults and mmap() read, offset creation and revocation write.
+ * Taken inside mmap_lock and inside the tier and file locks.
+ */
+static DECLARE_RWSEM(svod_mmap_sem);
+
+/* Page offset -> struct svod_map of every range not yet revoked. */
+static DEFINE_MTREE(svod_mmap_mt);
+
+/* The first page offset of the next range. */
+static u64 svod_mmap_next = SVOD_MMAP_PGOFF_FIRST;
+
+/* The address space every open file of /dev/svod shares. */
+static struct inode *svod_mmap_inode;
+static struct vfsmount *svod_mmap_mnt;
+static int svod_mmap_mnt_count;
+
+static int svod_mmap_init_fs_context(struct fs_context *fc)
+{
+	return init_pseudo(fc, SVOD_MMAP_MAGIC) ? 0 : -ENOMEM;
+}
+
+/*
+ * No .owner: the mount pinned for the module's lifetime must not hold the
+ * module itself (it could never be unloaded). Only svod_mmap_init_fs_context()
+ * is the module's code, and it runs at svod_mmap_init() alone.
+ */
+static struct file_system_type svod_mmap_fs_type = {
+	.name = "svod_mmap",
+	.init_fs_context = svod_mmap_init_fs_context,
+	.kill_sb = kill_anon_super,
+};
+
+/**
+ * svod_mmap_init() - create the address space the files share
+ *
+ * Context: process context (module init).
+ * Return: 0, or an errno of the internal mount or of alloc_anon_inode().
+ */
+int svod_mmap_init(void)
+{
+	struct inode *inode;
+	int ret;
+
+	ret = simple_pin_fs(&svod_mmap_fs_type, &svod_mmap_mnt,
+			    &svod_mmap_mnt_count);
+	if (ret)
+		return ret;
+	inode = alloc_anon_inode(svod_mmap_mnt->mnt_sb);
+	if (IS_ERR(inode)) {
+		simple_release_fs(&svod_mmap_mnt, &svod_mmap_mnt_count);
+		return PTR_ERR(inode);
+	}
+	svod_mmap_inode = inode;
+	return 0;
+}
+
+/**
+ * svod_mmap_exit() - drop the shared address space
+ *
+ * Context: process context (module exit); no file of /dev/svod is open.
+ */
+void svod_mmap_exit(void)
+{
+	iput(svod_mmap_inode);
+	simple_release_fs(&svod_mmap_mnt, &svod_mmap_mnt_count);
+	WARN_ON(!mtree_empty(&svod_mmap_mt));
+	mtree_destroy(&svod_mmap_mt);
+}
+
+/**
+ * svod_mmap_file_init() - make an open file use the shared address space
+ * @filp: a file of /dev/svod being opened
+ *
+ * Context: process context (open).
+ */
+void svod_mmap_file_init(struct file *filp)
+{
+	filp->f_mapping = svod_mmap_inode->i_mapping;
+}
+
+static void svod_map_release(struct kref *ref)
+{
+	struct svod_map *map = container_of(ref, struct svod_map, ref);
+
+	kfree_rcu(map, rcu);
+}
+
+static void svod_map_put(struct svod_map *map)
+{
+	kref_put(&map->ref, svod_map_release);
+}
+
+/* BAR page frame of @alloc's first byte; its tier is not gone. */
+static bool svod_mmap_pfn(const struct svod_allocation *alloc,
+			  unsigned long *pfn)
+{
+	const struct svod_dev_tier *tier = alloc->tier;
+	phys_addr_t phys = tier->sdev->bars[tier->spec.bar].phys +
+			   tier->spec.offset +
+			   (svod_allocation_start(alloc) - tier->spec.base);
+
+	*pfn = PHYS_PFN(phys);
+	return PAGE_ALIGNED(phys) && PAGE_ALIGNED(svod_allocation_size(alloc));
+}
+
+/*
+ * Gives @alloc its offset range at BAR page @pfn; @sf's lock, the tier's
+ * lock (the tier is not gone) and svod_mmap_sem held.
+ */
+static int svod_map_create(struct svod_file *sf, struct svod_allocation *alloc,
+			   unsigned long pfn)
+{
+	unsigned long npages = svod_allocation_size(alloc) >> PAGE_SHIFT;
+	struct svod_map *map;
+	int ret;
+
+	lockdep_assert_held(&sf->lock);
+	lockdep_assert_held_write(&svod_mmap_sem);
+	if (svod_mmap_next + npages > SVOD_MMAP_PGOFF_END)
+		return -ENOSPC;
+	map = kzalloc(sizeof(*map), GFP_KERNEL_ACCOUNT);
+	if (!map)
+		return -ENOMEM;
+	kref_init(&map->ref);
+	map->alloc = alloc;
+	map->sf = sf;
+	map->pgoff = svod_mmap_next;
+	map->npages = npages;
+	map->pfn = pfn;
+	ret = mtree_insert_range(&svod_mmap_mt, map->pgoff,
+				 map->pgoff + npages - 1, map,
+				 GFP_KERNEL_ACCOUNT);
+	if (ret) {
+		kfree(map);
+		return ret;
+	}
+	svod_mmap_next += npages;
+	WRITE_ONCE(alloc->map, map);
+	return 0;
+}
+
+/* MAP_OFFSET once the handle is found: @sf's lock held. */
+static int svod_map_offset_locked(struct svod_file *sf,
+				  struct svod_allocation *alloc,
+				  struct svod_map_offset *req)
+{
+	struct svod_dev_tier *tier = alloc->tier;
+	unsigned long pfn;
+	int ret = 0;
+
+	/*
+	 * The tier lock keeps the device, and a removal waits until the range
+	 * exists so that it revokes it (svod_dev_unregister()).
+	 */
+	mutex_lock(&tier->lock);
+	if (tier->gone)
+		ret = -ENODEV;
+	else if (!svod_mmap_pfn(alloc, &pfn))
+		ret = -EOPNOTSUPP;
+	if (ret)
+		goto unlock;
+	down_write(&svod_mmap_sem);
+	if (!alloc->map)
+		ret = svod_map_create(sf, alloc, pfn);
+	if (!ret) {
+		req->offset = (u64)alloc->map->pgoff << PAGE_SHIFT;
+		req->size = svod_allocation_size(alloc);
+	}
+	up_write(&svod_mmap_sem);
+unlock:
+	mutex_unlock(&tier->lock);
+	return ret;
+}
+
+/**
+ * svod_map_offset_ioctl() - SVOD_IOCTL_MAP_OFFSET
+ * @sf: the file
+ * @data: struct svod_map_offset; in: handle, flags, pad; out: offset, size
+ *
+ * Context: process context; takes @sf's lock, the tier's, then
+ * svod_mmap_sem.
+ * Return: 0; -EINVAL for unknown flags or a nonzero pad; -ESTALE if the
+ * handle is not live in @sf; -ENODEV if its tier's device is gone;
+ * -EOPNOTSUPP if the allocation's start (in its BAR) or size is not a
+ * multiple of the page size; -ENOSPC once the offset space is used up;
+ * -ENOMEM.
+ */
+int svod_map_offset_ioctl(struct svod_file *sf, void *data)
+{
+	struct svod_map_offset *req = data;
+	struct svod_allocation *alloc;
+	int ret;
+
+	if (req->flags || req->pad)
+		return -EINVAL;
+	mutex_lock(&sf->lock);
+	alloc = svod_handle_lookup(&sf->handles, req->handle);
+	ret = alloc ? svod_map_offset_locked(sf, alloc, req) : -ESTALE;
+	mutex_unlock(&sf->lock);
+	return ret;
+}
+
+/**
+ * svod_mmap_revoke() - revoke every mapping of an allocation
+ * @alloc: an allocation whose handle is gone (or whose tier is being
+ *	retired), before its range is scrubbed
+ *
+ * When this returns no PTE maps the allocation's range and none can be
+ * inserted again: any access through an old mapping raises SIGBUS.
+ *
+ * Context: process context; may sleep; takes svod_mmap_sem and the shared
+ * address space's i_mmap_rwsem.
+ */
+void svod_mmap_revoke(struct svod_allocation *alloc)
+{
+	struct svod_map *map;
+
+	down_write(&svod_mmap_sem);
+	map = alloc->map;
+	WRITE_ONCE(alloc->map, NULL);
+	if (map) {
+		map->alloc = NULL;
+		mtree_erase(&svod_mmap_mt, map->pgoff);
+	}
+	up_write(&svod_mmap_sem);
+	if (!map)
+		return;
+	unmap_mapping_range(svod_mmap_inode->i_mapping,
+			    (loff_t)map->pgoff << PAGE_SHIFT,
+			    (loff_t)map->npages << PAGE_SHIFT, 1);
+	svod_map_put(map);
+}
+
+/**
+ * svod_mmap_is_mapped() - is an allocation mapped by at least one vma?
+ * @alloc: a live allocation; its file's lock held (device removal may
+ *	revoke it meanwhile: the range is read under RCU)
+ *
+ * Context: any context.
+ * Return: true if a vma maps (part of) it.
+ */
+bool svod_mmap_is_mapped(const struct svod_allocation *alloc)
+{
+	const struct svod_map *map;
+	bool mapped;
+
+	rcu_read_lock();
+	map = READ_ONCE(alloc->map);
+	mapped = map && atomic_read(&map->vmas) > 0;
+	rcu_read_unlock();
+	return mapped;
+}
+
+static void svod_vm_open(struct vm_area_struct *vma)
+{
+	struct svod_map *map = vma->vm_private_data;
+
+	kref_get(&map->ref);
+	atomic_inc(&map->vmas);
+}
+
+static void svod_vm_close(struct vm_area_struct *vma)
+{
+	struct svod_map *map = vma->vm_private_data;
+
+	atomic_dec(&map->vmas);
+	svod_map_put(map);
+}
+
+static vm_fault_t svod_vm_fault(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct svod_map *map = vma->vm_private_data;
+	unsigned long page = vmf->pgoff - map->pgoff;
+	unsigned long addr = vmf->address, end;
+	vm_fault_t ret = VM_FAULT_SIGBUS;
+
+	/* Insert from the faulting page on, up to the vma's end. */
+	end = min_t(unsigned long, vma->vm_end,
+		    addr + SVOD_MMAP_PREFAULT * PAGE_SIZE);
+	down_read(&svod_mmap_sem);
+	if (!map->alloc || page >= map->npages)
+		goto unlock;
+	for (; addr < end && page < map->npages; addr += PAGE_SIZE, page++) {
+		vm_fault_t r = vmf_insert_pfn_prot(vma, addr, map->pfn + page,
+						   vma->vm_page_prot);
+
+		/* Only the faulting page must go in; a present one is fine. */
+		if (addr == vmf->address)
+			ret = r;
+		if (r & VM_FAULT_ERROR)
+			break;
+	}
+unlock:
+	up_read(&svod_mmap_sem);
+	return ret;
+}
+
+static const struct vm_operations_struct svod_vm_ops = {
+	.open = svod_vm_open,
+	.close = svod_vm_close,
+	.fault = svod_vm_fault,
+};
+
+/* The range @vma may map, with a reference for the vma, or an errno. */
+static struct svod_map *svod_mmap_find(struct file *filp,
+				       struct vm_area_struct *vma)
+{
+	unsigned long npages = vma_pages(vma);
+	struct svod_map *map;
+
+	down_read(&svod_mmap_sem);
+	map = mtree_load(&svod_mmap_mt, vma->vm_pgoff);
+	if (!map || !map->alloc)
+		map = ERR_PTR(-EINVAL);
+	else if (map->sf != filp->private_data)
+		map = ERR_PTR(-EACCES);
+	else if (npages > map->npages - (vma->vm_pgoff - map->pgoff))
+		map = ERR_PTR(-ENXIO);
+	else
+		kref_get(&map->ref);
+	up_read(&svod_mmap_sem);
+	return map;
+}
+
+/**
+ * svod_mmap() - the .mmap of /dev/svod
+ * @filp: the open file
+ * @vma: the new mapping; vm_pgoff inside a range of SVOD_IOCTL_MAP_OFFSET
+ *
+ * Context: process context; mmap_lock held for write.
+ * Return: 0; -EINVAL without MAP_SHARED, or for an offset that names no
+ * live allocation; -EPERM with PROT_EXEC; -EACCES for an offset of another
+ * file's allocation; -ENXIO if the mapping reaches past the allocation.
+ */
+int svod_mmap(struct file *filp, struct vm_area_struct *vma)
+{
+	struct svod_map *map;
+
+	/* VM_MAYSHARE: a read-only MAP_SHARED of an O_RDONLY fd lacks VM_SHARED. */
+	if (!(vma->vm_flags & VM_MAYSHARE))
+		return -EINVAL;
+	if (vma->vm_flags & VM_EXEC)
+		return -EPERM;
+	map = svod_mmap_find(filp, vma);
+	if (IS_ERR(map))
+		return PTR_ERR(map);
+	atomic_inc(&map->vmas);
+	/* No exec later either: mprotect(PROT_EXEC) fails with -EACCES. */
+	vma->vm_flags |= VM_IO | VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP;
+	vma->vm_flags &= ~VM_MAYEXEC;
+	vma->vm_page_prot = pgprot_writecombine(vm_get_page_prot(vma->vm_flags));
+	vma->vm_private_data = map;
+	vma->vm_ops = &svod_vm_ops;
+	return 0;
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * svod mappings of allocations: mmap offsets (the DRM "fake offset" model),
+ * the .mmap of /dev/svod, faults inserting the BAR's pages on demand, and
+ * revocation on one address space shared by every open file of /dev/svod.
+ */
+#ifndef SVOD_MMAP_H
+#define SVOD_MMAP_H
+
+#include <linux/atomic.h>
+#include <linux/kref.h>
+#include <linux/rcupdate.h>
+#include <linux/types.h>
+
+struct address_space;
+struct file;
+struct svod_allocation;
+struct svod_file;
+struct vm_area_struct;
+
+/**
+ * struct svod_map - the mmap offset range of one allocation
+ * @ref: one reference for the allocation (dropped at revocation), one per
+ *	vma mapping it
+ * @alloc: the allocation, NULL once revoked (svod_mmap_sem)
+ * @sf: the file the allocation belongs to (only compared, never followed)
+ * @pgoff: first page of the range in the shared address space
+ * @npages: pages in the range (the allocation's size)
+ * @pfn: page frame of the allocation's first byte in its BAR
+ * @vmas: vmas mapping the range (what fdinfo counts as mapped)
+ * @rcu: freed after a grace period: fdinfo reads an allocation's @map
+ *	under RCU, without svod_mmap_sem
+ */
+struct svod_map {
+	struct kref ref;
+	struct svod_allocation *alloc;
+	const struct svod_file *sf;
+	unsigned long pgoff;
+	unsigned long npages;
+	unsigned long pfn;
+	atomic_t vmas;
+	struct rcu_head rcu;
+};
+
+int svod_mmap_init(void);
+void svod_mmap_exit(void);
+void svod_mmap_file_init(struct file *filp);
+int svod_mmap(struct file *filp, struct vm_area_struct *vma);
+void svod_mmap_revoke(struct svod_allocation *alloc);
+bool svod_mmap_is_mapped(const struct svod_allocation *alloc);
+
+#endif /* SVOD_MMAP_H */

@@ -1,0 +1,833 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * t_mmap: mapping an allocation (SVOD_IOCTL_MAP_OFFSET + mmap()) and its
+ * revocation.
+ *
+ * 1. Bytes written through the mapping are in the BAR at the allocation's
+ *    offset (read back through sysfs resource2_wc) and READ returns them;
+ *    STAGE is visible through the mapping; fdinfo counts mapped bytes.
+ * 2. Every refusal has its errno: stale, foreign and unaligned handles,
+ *    bad flags, MAP_PRIVATE, PROT_EXEC, another file's offset, an unknown
+ *    offset, a length beyond the allocation, mprotect(PROT_EXEC), growing
+ *    mremap(), a mapping as a STAGE buffer.
+ * 3. fork(), MADV_DONTFORK, shrinking mremap(), partial munmap() and a
+ *    mapping that outlives its fd behave as Documentation/uapi.rst says.
+ * 4. After FREE, tier replacement and unbind, a child touching the old
+ *    mapping dies of SIGBUS, also once another file owns the same range;
+ *    threads faulting the mapping while it is freed see SIGBUS and never
+ *    the next owner's bytes. With fault injection (test kernel), every
+ *    failed allocation of MAP_OFFSET and mmap() is ENOMEM (or EFAULT) and
+ *    leaves nothing behind.
+ * 5. Figures: memcpy into and out of the svod mapping against the same
+ *    range mapped through resource2_wc just after it (and, for reference,
+ *    through one whole-BAR mapping), 4 KiB to 16 MiB ("# bench:" lines):
+ *    each the best of BENCH_PAIRS alternated measurements.
+ * With --manifest, a keeper writes a pattern through a mapping and holds it
+ * until power-off, for the host to find in the BAR's backing file.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "tap.h"
+
+#define BENCH_ROUND_MS	100
+#define BENCH_ROUNDS	2
+#define BENCH_PAIRS	3
+#define MAX_SIZE	(16u << 20)
+#define RACE_THREADS	4
+#define RACE_ROUNDS	20
+#define RACE_PAGES	16
+#define NEXT_OWNER	0xa5
+
+static const uint32_t sizes[] = {
+	4u << 10, 64u << 10, 256u << 10, 1u << 20, 4u << 20, 16u << 20,
+};
+
+#define NR_CASES	(51 + ARRAY_SIZE(sizes) * 2)
+
+static int fd = -1;
+static size_t page;
+static struct svod_tier_info tier;
+static volatile uint8_t *wc;
+static uint64_t wc_len;
+static int wc_fd = -1;
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void fill(uint8_t *p, size_t len, uint32_t seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		seed ^= seed << 13;
+		seed ^= seed >> 17;
+		seed ^= seed << 5;
+		p[i] = (uint8_t)seed;
+	}
+}
+
+/* A mappable allocation of @size bytes on @f, mapped whole. */
+static int alloc_map(int f, uint64_t size, struct svod_alloc *a, uint8_t **p)
+{
+	uint64_t len;
+	void *addr;
+	int ret;
+
+	ret = svod_alloc_flags(f, tier.id, size, 0, SVOD_ALLOC_MAPPABLE, a);
+	if (ret)
+		return ret;
+	ret = svod_map(f, a->handle, &addr, &len);
+	if (ret) {
+		svod_free(f, a->handle);
+		return ret;
+	}
+	*p = addr;
+	return 0;
+}
+
+/*
+ * Touches @p in a child (a read, and a write if @write). Return: the signal
+ * that killed the child, 0 if it survived, -1 if it could not run.
+ */
+static int touch_in_child(volatile uint8_t *p, int write)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		uint8_t v = p[0];
+
+		if (write)
+			p[0] = (uint8_t)(v + 1);
+		_exit(0);
+	}
+	st = ht_wait_exit(pid);
+	return st >= 128 ? st - 128 : st ? -1 : 0;
+}
+
+static volatile uint8_t *map_resource2_wc(void)
+{
+	char path[256];
+	void *p;
+	int rfd;
+
+	if (ht_bar_size(tier.device, 2, &wc_len))
+		return NULL;
+	snprintf(path, sizeof(path), SVOD_SYSFS_DEVICES "/%s/resource2_wc", tier.device);
+	rfd = open(path, O_RDWR | O_SYNC | O_CLOEXEC);
+	if (rfd < 0)
+		return NULL;
+	p = mmap(NULL, wc_len, PROT_READ | PROT_WRITE, MAP_SHARED, rfd, 0);
+	if (p == MAP_FAILED) {
+		close(rfd);
+		return NULL;
+	}
+	wc_fd = rfd;
+	return p;
+}
+
+/* The "svod-mapped-<tier>" value of @f's fdinfo, or "" */
+static void fdinfo_mapped(int f, char *out, size_t len)
+{
+	char path[64], line[256], key[SVOD_NAME_LEN + 16];
+	FILE *fi;
+
+	out[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", f);
+	snprintf(key, sizeof(key), "svod-mapped-%s:\t", tier.name);
+	fi = fopen(path, "re");
+	if (!fi)
+		return;
+	while (fgets(line, sizeof(line), fi)) {
+		if (!strncmp(line, key, strlen(key))) {
+			snprintf(out, len, "%.*s", (int)strcspn(line + strlen(key), "\n"),
+				 line + strlen(key));
+			break;
+		}
+	}
+	fclose(fi);
+}
+
+/* An O_RDONLY fd maps read-only MAP_SHARED (VM_MAYSHARE without VM_SHARED). */
+static void test_read_only_fd(void)
+{
+	int ro = open(SVOD_DEV_PATH, O_RDONLY | O_CLOEXEC);
+	struct svod_alloc a = {};
+	uint8_t buf[16];
+	uint64_t off = 0;
+	void *p = MAP_FAILED, *w = MAP_FAILED;
+	int ret;
+
+	ret = ro < 0 ? -errno : svod_alloc_flags(ro, tier.id, page, 0, SVOD_ALLOC_MAPPABLE, &a);
+	memset(buf, 0x77, sizeof(buf));
+	ret = ret ? ret : svod_stage(ro, a.handle, 0, buf, sizeof(buf), 0, NULL);
+	ret = ret ? ret : svod_map_offset(ro, a.handle, &off, NULL);
+	if (!ret) {
+		p = mmap(NULL, page, PROT_READ, MAP_SHARED, ro, (off_t)off);
+		w = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, ro, (off_t)off);
+	}
+	tap_ok(!ret && p != MAP_FAILED && !memcmp(p, buf, sizeof(buf)) && w == MAP_FAILED &&
+	       errno == EACCES, "read_only_fd_maps_shared_read_only (%s)", svod_errno_name(ret));
+	if (p != MAP_FAILED)
+		munmap(p, page);
+	if (w != MAP_FAILED)
+		munmap(w, page);
+	if (ro >= 0)
+		close(ro);
+}
+
+static void test_data(void)
+{
+	uint8_t buf[8192], back[8192], *p = NULL;
+	struct svod_alloc a = {};
+	uint64_t off = 0, off2 = 0, size = 0;
+	char mapped[64];
+	int ret;
+
+	ret = alloc_map(fd, 5000, &a, &p);
+	tap_ok(!ret && a.capacity == 2 * page && a.device_addr % page == 0,
+	       "alloc_mappable_rounds_to_whole_aligned_pages (%s, capacity %llu)",
+	       svod_errno_name(ret), (unsigned long long)a.capacity);
+	if (ret)
+		return;
+	ret = svod_map_offset(fd, a.handle, &off, &size);
+	tap_ok(!ret && !svod_map_offset(fd, a.handle, &off2, NULL) && off == off2 &&
+	       size == a.capacity, "map_offset_stable_and_sized");
+
+	fill(buf, sizeof(buf), 7);
+	memcpy(p, buf, sizeof(buf));
+	__sync_synchronize();
+	ret = svod_read(fd, a.handle, 0, back, sizeof(back), 0, NULL);
+	tap_ok(!ret && !memcmp(buf, back, sizeof(back)), "mapping_write_seen_by_read");
+	ret = ht_bar2_offset(&tier, a.device_addr, &off);
+	tap_ok(!ret && wc && !memcmp(buf, (const void *)(wc + off), sizeof(buf)),
+	       "mapping_write_in_bar_at_allocation_offset (bar2 +0x%llx)",
+	       (unsigned long long)off);
+
+	fill(buf, sizeof(buf), 11);
+	ret = svod_stage(fd, a.handle, 0, buf, sizeof(buf), 0, NULL);
+	tap_ok(!ret && !memcmp(buf, p, sizeof(buf)), "stage_visible_through_mapping");
+
+	fdinfo_mapped(fd, mapped, sizeof(mapped));
+	tap_ok(!strcmp(mapped, "8 KiB"), "fdinfo_counts_mapped_bytes (%s)", mapped);
+	ret = svod_stage(fd, a.handle, 0, p, 64, 0, NULL);
+	tap_errno(ret, -EFAULT, "mapping_as_stage_buffer_efault");
+	test_read_only_fd();
+	svod_unmap(p, a.capacity);
+	fdinfo_mapped(fd, mapped, sizeof(mapped));
+	tap_ok(!strcmp(mapped, "0"), "fdinfo_mapped_zero_after_munmap (%s)", mapped);
+	svod_free(fd, a.handle);
+}
+
+static void test_refusals(void)
+{
+	struct svod_map_offset m = {};
+	struct svod_alloc a = {}, u = {}, f = {};
+	uint64_t off = 0, got = 0;
+	int fd2 = ht_open();
+	void *p;
+	int ret;
+
+	ret = svod_alloc_flags(fd, tier.id, page, 0, SVOD_ALLOC_MAPPABLE, &a);
+	ret = ret ? ret : svod_map_offset(fd, a.handle, &off, NULL);
+	if (!tap_ok(!ret && fd2 >= 0, "refusals_setup (%s)", svod_errno_name(ret)))
+		return;
+	tap_errno(svod_alloc_flags(fd, tier.id, page, 0, 1u << 7, &u), -EINVAL,
+		  "alloc_unknown_flag_einval");
+	m.handle = a.handle;
+	m.flags = 1;
+	tap_errno(svod_ioctl(fd, SVOD_IOCTL_MAP_OFFSET, &m), -EINVAL, "map_offset_flags_einval");
+	m.flags = 0;
+	m.pad = 1;
+	tap_errno(svod_ioctl(fd, SVOD_IOCTL_MAP_OFFSET, &m), -EINVAL, "map_offset_pad_einval");
+	tap_errno(svod_map_offset(fd2, a.handle, &got, NULL), -ESTALE,
+		  "map_offset_foreign_handle_estale");
+	ret = svod_alloc(fd, tier.id, 100, 0, &u);
+	tap_errno(ret ? ret : svod_map_offset(fd, u.handle, &got, NULL), -EOPNOTSUPP,
+		  "map_offset_unaligned_allocation_eopnotsupp");
+	svod_free(fd, u.handle);
+	tap_errno(svod_map_offset(fd, u.handle, &got, NULL), -ESTALE,
+		  "map_offset_stale_handle_estale");
+
+	p = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, (off_t)off);
+	tap_errno(p == MAP_FAILED ? -errno : 0, -EINVAL, "mmap_private_einval");
+	p = mmap(NULL, page, PROT_READ | PROT_EXEC, MAP_SHARED, fd, (off_t)off);
+	tap_errno(p == MAP_FAILED ? -errno : 0, -EPERM, "mmap_prot_exec_eperm");
+	p = mmap(NULL, page, PROT_READ, MAP_SHARED, fd2, (off_t)off);
+	tap_errno(p == MAP_FAILED ? -errno : 0, -EACCES, "mmap_other_files_offset_eacces");
+	p = mmap(NULL, 2 * page, PROT_READ, MAP_SHARED, fd, (off_t)off);
+	tap_errno(p == MAP_FAILED ? -errno : 0, -ENXIO, "mmap_beyond_allocation_enxio");
+	p = mmap(NULL, page, PROT_READ, MAP_SHARED, fd, 0);
+	tap_errno(p == MAP_FAILED ? -errno : 0, -EINVAL, "mmap_unknown_offset_einval");
+
+	/* Once freed, its offset names nothing, even for a new allocation. */
+	svod_free(fd, a.handle);
+	ret = svod_alloc_flags(fd, tier.id, page, 0, SVOD_ALLOC_MAPPABLE, &f);
+	p = mmap(NULL, page, PROT_READ, MAP_SHARED, fd, (off_t)off);
+	tap_errno(p == MAP_FAILED ? -errno : ret, -EINVAL, "mmap_freed_offset_einval");
+	svod_free(fd, f.handle);
+	close(fd2);
+}
+
+static void test_vma_ops(void)
+{
+	struct svod_alloc a = {};
+	uint8_t *p = NULL, *q;
+	uint8_t back[4];
+	void *r;
+	pid_t pid;
+	int ret;
+
+	ret = alloc_map(fd, 4 * page, &a, &p);
+	if (!tap_ok(!ret, "vma_setup (%s)", svod_errno_name(ret)))
+		return;
+	memset(p, 0, 4 * page);
+	tap_errno(mprotect(p, page, PROT_READ | PROT_EXEC) ? -errno : 0, -EACCES,
+		  "mprotect_exec_eacces");
+	q = mremap(p, 4 * page, 8 * page, MREMAP_MAYMOVE);
+	tap_errno(q == MAP_FAILED ? -errno : 0, -EFAULT, "mremap_grow_efault");
+
+	pid = fork();
+	if (!pid) {
+		p[1] = 0x42;
+		_exit(0);
+	}
+	ret = pid > 0 ? ht_wait_exit(pid) : -1;
+	ret = ret ? -1 : svod_read(fd, a.handle, 1, back, 1, 0, NULL);
+	tap_ok(!ret && back[0] == 0x42, "fork_child_shares_mapping");
+
+	/* Shrink in place, then move: the same pages at the new place. */
+	q = mremap(p, 4 * page, 3 * page, 0);
+	tap_ok(q == p && touch_in_child(p + 3 * page, 0) == SIGSEGV,
+	       "mremap_shrink_in_place");
+	r = mmap(NULL, 3 * page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	q = r == MAP_FAILED ? r : mremap(p, 3 * page, 3 * page,
+					 MREMAP_MAYMOVE | MREMAP_FIXED, r);
+	tap_ok(q != MAP_FAILED && q == r && q[1] == 0x42, "mremap_move_keeps_pages");
+	if (q != MAP_FAILED)
+		p = q;
+
+	tap_errno(madvise(p + 2 * page, page, MADV_DONTFORK) ? -errno : 0, 0,
+		  "madv_dontfork_accepted");
+	ret = touch_in_child(p + 2 * page, 0);
+	tap_ok(ret == SIGSEGV && touch_in_child(p, 0) == 0,
+	       "madv_dontfork_child_lacks_that_part (sig %d)", ret);
+
+	tap_errno(munmap(p + page, page) ? -errno : 0, 0, "partial_munmap");
+	p[0] = 1;
+	p[2 * page] = 2;
+	ret = svod_read(fd, a.handle, 2 * page, back, 1, 0, NULL);
+	tap_ok(!ret && back[0] == 2 && touch_in_child(p + page, 0) == SIGSEGV,
+	       "partial_munmap_rest_works_hole_segv");
+	munmap(p, page);
+	munmap(p + 2 * page, page);
+	svod_free(fd, a.handle);
+}
+
+/* The mapping keeps the file: close(fd) leaves it working until munmap. */
+static void test_outlives_fd(void)
+{
+	struct svod_alloc a = {};
+	uint64_t free0 = 0;
+	uint8_t *p = NULL;
+	int f = ht_open(), ret, waited;
+
+	ret = f < 0 ? f : ht_tier_usage(fd, tier.id, &free0, NULL);
+	ret = ret ? ret : alloc_map(f, page, &a, &p);
+	if (!ret) {
+		p[0] = 0x5a;
+		close(f);
+	}
+	tap_ok(!ret && p[0] == 0x5a && touch_in_child(p, 1) == 0,
+	       "mapping_outlives_its_fd");
+	if (ret)
+		return;
+	svod_unmap(p, page);
+	waited = ht_wait_free(fd, tier.id, free0, 5000);
+	tap_ok(waited >= 0, "munmap_of_last_mapping_after_close_releases (%d ms)", waited);
+}
+
+/* After FREE, a child touching the old mapping dies; so after re-use. */
+static void test_free_revokes(void)
+{
+	struct svod_alloc a = {}, b = {};
+	uint8_t buf[64], *p = NULL;
+	int fd2 = ht_open(), sig, ret;
+
+	ret = alloc_map(fd, page, &a, &p);
+	if (!tap_ok(!ret && fd2 >= 0, "revoke_setup (%s)", svod_errno_name(ret)))
+		return;
+	p[0] = 1;
+	tap_errno(svod_free(fd, a.handle), 0, "free_mapped_allocation");
+	sig = touch_in_child(p, 0);
+	tap_ok(sig == SIGBUS, "after_free_child_read_sigbus (%d)", sig);
+	sig = touch_in_child(p, 1);
+	tap_ok(sig == SIGBUS, "after_free_child_write_sigbus (%d)", sig);
+
+	ret = svod_alloc_flags(fd2, tier.id, page, 0, SVOD_ALLOC_MAPPABLE, &b);
+	memset(buf, NEXT_OWNER, sizeof(buf));
+	ret = ret ? ret : svod_stage(fd2, b.handle, 0, buf, sizeof(buf), 0, NULL);
+	sig = touch_in_child(p, 0);
+	tap_ok(!ret && b.device_addr == a.device_addr && sig == SIGBUS,
+	       "next_owner_at_same_range_not_visible_sigbus (%d)", sig);
+	svod_free(fd2, b.handle);
+	munmap(p, page);
+	close(fd2);
+}
+
+static void test_tier_replacement(void)
+{
+	char orig[4096], text[4300];
+	struct svod_tier_info t2;
+	struct svod_alloc a = {}, b = {};
+	uint8_t buf[64], *p = NULL;
+	int f2 = ht_open(), ret, sig;
+
+	ret = svod_tiers_read(tier.device, orig, sizeof(orig)) < 0 ? -EIO : 0;
+	ret = ret ? ret : alloc_map(fd, page, &a, &p);
+	if (!tap_ok(!ret && f2 >= 0, "replace_setup (%s)", svod_errno_name(ret)))
+		return;
+	snprintf(text, sizeof(text), "%s bar=2 offset=0 size=0x%llx align=4096\n",
+		 tier.name, (unsigned long long)tier.capacity);
+	p[0] = 3;
+	ret = svod_tiers_write(tier.device, text);
+	tap_ok(ret == -EBUSY && p[0] == 3, "replace_mapped_tier_ebusy_mapping_works (%s)",
+	       svod_errno_name(ret));
+	svod_free(fd, a.handle);
+	ret = svod_tiers_write(tier.device, text);
+	ret = ret ? ret : svod_tier_by_device(f2, tier.device, &t2);
+	ret = ret ? ret : svod_alloc_flags(f2, t2.id, page, 0, SVOD_ALLOC_MAPPABLE, &b);
+	memset(buf, NEXT_OWNER, sizeof(buf));
+	ret = ret ? ret : svod_stage(f2, b.handle, 0, buf, sizeof(buf), 0, NULL);
+	sig = touch_in_child(p, 0);
+	tap_ok(!ret && t2.id != tier.id && b.device_addr == a.device_addr && sig == SIGBUS,
+	       "after_tier_replacement_old_mapping_sigbus (%s, sig %d)",
+	       svod_errno_name(ret), sig);
+	svod_free(f2, b.handle);
+	munmap(p, page);
+
+	/* Device base 0x800 at BAR offset 0: no page-aligned range in the BAR. */
+	snprintf(text, sizeof(text), "%s bar=2 offset=0 size=0x%llx base=0x800\n",
+		 tier.name, (unsigned long long)tier.capacity);
+	ret = svod_tiers_write(tier.device, text);
+	ret = ret ? ret : svod_tier_by_device(f2, tier.device, &t2);
+	ret = ret ? ret : svod_alloc_flags(f2, t2.id, page, 0, SVOD_ALLOC_MAPPABLE, &b);
+	tap_errno(ret, -EOPNOTSUPP, "alloc_mappable_in_tier_off_page_eopnotsupp");
+	close(f2);
+	ret = svod_tiers_write(tier.device, orig);
+	ret = ret ? ret : svod_tier_by_device(fd, tier.device, &tier);
+	tap_errno(ret, 0, "declaration_restored");
+}
+
+struct racer {
+	pthread_t thread;
+	volatile uint8_t *p;
+	unsigned int idx;
+	int sigbus;
+	int saw_next_owner;
+};
+
+static __thread sigjmp_buf racer_jmp;
+
+static void on_sigbus(int sig)
+{
+	(void)sig;
+	siglongjmp(racer_jmp, 1);
+}
+
+static void *racer_main(void *arg)
+{
+	struct racer *r = arg;
+	volatile unsigned int i = 0;
+
+	if (sigsetjmp(racer_jmp, 1)) {
+		r->sigbus = 1;
+		return NULL;
+	}
+	for (;; i++) {
+		volatile uint8_t *b = r->p + (i % RACE_PAGES) * page + r->idx * 8;
+
+		if (*b == NEXT_OWNER)
+			r->saw_next_owner = 1;
+		*b = (uint8_t)r->idx;
+	}
+	return NULL;
+}
+
+/* Threads fault a mapping while it is freed and its range re-used. */
+static void test_race(void)
+{
+	struct sigaction sa = { .sa_handler = on_sigbus }, old;
+	struct racer r[RACE_THREADS];
+	unsigned int round, i, sigbus = 0, seen = 0, bad = 0;
+	struct svod_alloc a, b;
+	uint8_t *p, *buf = malloc(RACE_PAGES * page);
+	int fd2 = ht_open();
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, &old);
+	memset(buf, NEXT_OWNER, RACE_PAGES * page);
+	for (round = 0; round < RACE_ROUNDS && buf && fd2 >= 0 && !bad; round++) {
+		if (alloc_map(fd, RACE_PAGES * page, &a, &p)) {
+			bad++;
+			break;
+		}
+		for (i = 0; i < RACE_THREADS; i++) {
+			r[i] = (struct racer){ .p = p, .idx = i };
+			pthread_create(&r[i].thread, NULL, racer_main, &r[i]);
+		}
+		usleep(2000 + round * 500);
+		bad += svod_free(fd, a.handle) != 0;
+		bad += svod_alloc_flags(fd2, tier.id, RACE_PAGES * page, 0,
+					SVOD_ALLOC_MAPPABLE, &b) != 0;
+		bad += svod_stage(fd2, b.handle, 0, buf, RACE_PAGES * page, 0, NULL) != 0;
+		for (i = 0; i < RACE_THREADS; i++) {
+			pthread_join(r[i].thread, NULL);
+			sigbus += r[i].sigbus;
+			seen += r[i].saw_next_owner;
+		}
+		svod_free(fd2, b.handle);
+		munmap(p, RACE_PAGES * page);
+	}
+	sigaction(SIGBUS, &old, NULL);
+	tap_ok(!bad && round == RACE_ROUNDS && sigbus == RACE_ROUNDS * RACE_THREADS &&
+	       !seen, "free_while_threads_fault_sigbus_never_next_owner (%u rounds, %u sigbus, %u saw next owner)",
+	       round, sigbus, seen);
+	free(buf);
+	if (fd2 >= 0)
+		close(fd2);
+}
+
+#define FAILSLAB_WAIT	"/sys/kernel/debug/failslab/ignore-gfp-wait"
+
+/* Arms fail-nth for the @n-th injection point of this thread (0: disarm). */
+static int fail_nth(int ff, unsigned int n)
+{
+	char v[16];
+	int len = snprintf(v, sizeof(v), "%u", n);
+
+	return pwrite(ff, v, (size_t)len, 0) == len ? 0 : -errno;
+}
+
+/* Did the armed injection fire (the counter reads 0)? Disarms it. */
+static int fail_nth_fired(int ff)
+{
+	char v[16] = "";
+	ssize_t n = pread(ff, v, sizeof(v) - 1, 0);
+
+	fail_nth(ff, 0);
+	return n > 0 && atoi(v) == 0;
+}
+
+/*
+ * One round: a fresh mappable page; MAP_OFFSET (@step 0) or mmap() (@step 1)
+ * with the @n-th injection point failed. A failure must be ENOMEM or EFAULT
+ * and change nothing: the same call then works and the mapping holds what
+ * is written. Return: 1 if the call went through (n was past its last
+ * injection point), 0 if it failed as it should, -1 on a surprise.
+ */
+static int injected_round(int ff, unsigned int step, unsigned int n)
+{
+	struct svod_alloc a;
+	void *p = MAP_FAILED;
+	uint64_t off = 0;
+	int ret, fired, result;
+
+	if (svod_alloc_flags(fd, tier.id, page, 0, SVOD_ALLOC_MAPPABLE, &a))
+		return -1;
+	ret = step ? svod_map_offset(fd, a.handle, &off, NULL) : 0;
+	if (!ret) {
+		fail_nth(ff, n);
+		if (step) {
+			p = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)off);
+			ret = p == MAP_FAILED ? -errno : 0;
+		} else {
+			ret = svod_map_offset(fd, a.handle, &off, NULL);
+		}
+		fired = fail_nth_fired(ff);
+		result = !fired ? (ret ? -1 : 1) :
+			 ret && ret != -ENOMEM && ret != -EFAULT ? -1 : 0;
+	} else {
+		result = -1;
+	}
+	if (result >= 0 && !step && ret)
+		result = svod_map_offset(fd, a.handle, &off, NULL) ? -1 : result;
+	if (result >= 0 && p == MAP_FAILED)
+		p = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)off);
+	if (p == MAP_FAILED) {
+		result = -1;
+	} else {
+		*(volatile uint8_t *)p = (uint8_t)n;
+		result = *(volatile uint8_t *)p == (uint8_t)n ? result : -1;
+		munmap(p, page);
+	}
+	return svod_free(fd, a.handle) ? -1 : result;
+}
+
+/* Faults the injection points report without a stack dump ("verbose"). */
+static const char *const fault_attrs[] = { "failslab", "fail_page_alloc", "fail_usercopy" };
+
+/*
+ * Sets each fault attribute's verbose to @val, saving the old values first
+ * (or restores them, @val NULL). debugfs attributes are not seekable: plain
+ * read() and write() on fresh opens.
+ */
+static void fault_verbose(const char *val, char (*saved)[8])
+{
+	char path[96];
+	unsigned int i;
+	ssize_t n;
+	int f;
+
+	for (i = 0; i < ARRAY_SIZE(fault_attrs); i++) {
+		snprintf(path, sizeof(path), "/sys/kernel/debug/%s/verbose", fault_attrs[i]);
+		f = val ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+		if (f >= 0) {
+			n = read(f, saved[i], sizeof(saved[i]) - 1);
+			saved[i][n > 0 ? n : 0] = '\0';
+			close(f);
+		}
+		f = open(path, O_WRONLY | O_CLOEXEC);
+		if (f < 0 || write(f, val ? val : saved[i], strlen(val ? val : saved[i])) < 0)
+			tap_diag("could not set %s: %s", path, strerror(errno));
+		if (f >= 0)
+			close(f);
+	}
+}
+
+/* Fault injection (test kernel) into MAP_OFFSET and mmap(), point by point. */
+static void test_fault_injection(void)
+{
+	static const char *const names[] = { "map_offset", "mmap" };
+	int ff = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
+	int wait = open(FAILSLAB_WAIT, O_RDWR | O_CLOEXEC);
+	char verbose[ARRAY_SIZE(fault_attrs)][8] = { "2", "2", "2" };
+	unsigned int n, step;
+	int r = 0;
+
+	if (ff < 0 || wait < 0 || pwrite(wait, "N", 1, 0) != 1) {
+		for (step = 0; step < 2; step++)
+			tap_skip("no fail-nth or failslab (CONFIG_FAULT_INJECTION)",
+				 "%s_under_fail_nth", names[step]);
+		goto out;
+	}
+	/* A stack dump per injected failure would read as a kernel splat. */
+	fault_verbose("0", verbose);
+	for (step = 0; step < 2; step++) {
+		for (n = 1, r = 0; n < 400 && r == 0; n++)
+			r = injected_round(ff, step, n);
+		tap_ok(r == 1, "%s_under_fail_nth_enomem_or_efault_then_works (%u injection points)",
+		       names[step], n - 2);
+	}
+	fault_verbose(NULL, verbose);
+	if (pwrite(wait, "Y", 1, 0) != 1)
+		tap_diag("could not restore " FAILSLAB_WAIT);
+out:
+	if (ff >= 0)
+		close(ff);
+	if (wait >= 0)
+		close(wait);
+}
+
+static void test_unbind(void)
+{
+	struct svod_tier_info t;
+	struct svod_alloc a = {};
+	uint8_t *p = NULL;
+	int ret, sig;
+
+	ret = alloc_map(fd, page, &a, &p);
+	if (!ret)
+		p[0] = 9;
+	ret = ret ? ret : svod_driver_bind(tier.device, 0);
+	sig = touch_in_child(p, 0);
+	tap_ok(!ret && sig == SIGBUS, "after_unbind_child_sigbus (%s, sig %d)",
+	       svod_errno_name(ret), sig);
+	tap_errno(svod_free(fd, a.handle), 0, "free_after_unbind");
+	munmap(p, page);
+	ret = svod_driver_bind(tier.device, 1);
+	ret = ret ? ret : svod_tier_by_device(fd, tier.device, &t);
+	tap_errno(ret, 0, "rebind_after_unbind");
+}
+
+/* Best MB/s of memcpy into (@to) or out of @bar over @len bytes. */
+static double measure(int to, uint8_t *buf, volatile uint8_t *bar, uint32_t len)
+{
+	double best = 0, t0, dt;
+	unsigned int r, n;
+
+	for (r = 0; r < BENCH_ROUNDS; r++) {
+		n = 0;
+		t0 = now_s();
+		do {
+			if (to) {
+				memcpy((void *)bar, buf, len);
+				__sync_synchronize();
+			} else {
+				memcpy(buf, (const void *)bar, len);
+			}
+			n++;
+			dt = now_s() - t0;
+		} while (dt * 1000 < BENCH_ROUND_MS);
+		if ((double)len * n / dt / 1e6 > best)
+			best = (double)len * n / dt / 1e6;
+	}
+	return best;
+}
+
+static void bench(void)
+{
+	static const char *const names[] = { "read", "write" };
+	uint8_t *buf = malloc(MAX_SIZE), *p = NULL;
+	volatile uint8_t *q = MAP_FAILED;
+	struct svod_alloc a;
+	unsigned int i, to, r;
+	uint64_t off = 0;
+	double svod, direct, whole;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		ret = buf && wc ? alloc_map(fd, sizes[i], &a, &p) : -ENOMEM;
+		ret = ret ? ret : ht_bar2_offset(&tier, a.device_addr, &off);
+		/* The same range through sysfs, mapped the same way, just after. */
+		if (!ret)
+			q = mmap(NULL, sizes[i], PROT_READ | PROT_WRITE, MAP_SHARED, wc_fd,
+				 (off_t)off);
+		ret = ret ? ret : q == MAP_FAILED ? -errno : 0;
+		for (to = 0; to < 2; to++) {
+			if (ret) {
+				tap_ok(0, "bench_mmap_%s_%u (%s)", names[to], sizes[i],
+				       svod_errno_name(ret));
+				continue;
+			}
+			memset(buf, 0x3c, sizes[i]);
+			/*
+			 * Touch first: the figures are of the copy, not the
+			 * faults. Then alternate, so a busy host slows both.
+			 */
+			measure(to, buf, p, sizes[i]);
+			measure(to, buf, q, sizes[i]);
+			for (r = 0, svod = direct = whole = 0; r < BENCH_PAIRS; r++) {
+				double m = measure(to, buf, p, sizes[i]);
+
+				svod = m > svod ? m : svod;
+				m = measure(to, buf, q, sizes[i]);
+				direct = m > direct ? m : direct;
+				m = measure(to, buf, wc + off, sizes[i]);
+				whole = m > whole ? m : whole;
+			}
+			printf("# bench: mmap %s %8u B: svod mapping %9.1f MB/s, direct resource2_wc memcpy %9.1f MB/s, ratio %.2f (whole-BAR resource2_wc mapping %.1f MB/s, ratio %.2f)\n",
+			       names[to], sizes[i], svod, direct, svod / direct, whole,
+			       svod / whole);
+			tap_ok(svod > 0 && direct > 0, "bench_mmap_%s_%u", names[to], sizes[i]);
+		}
+		if (q != MAP_FAILED)
+			munmap((void *)q, sizes[i]);
+		q = MAP_FAILED;
+		if (p) {
+			svod_unmap(p, a.capacity);
+			svod_free(fd, a.handle);
+		}
+		p = NULL;
+	}
+	free(buf);
+}
+
+/* Keeper: write a pattern through a mapping, report it, hold it. */
+static int run_manifest(void)
+{
+	static const uint32_t seed = 0x6d6d6170;
+	struct svod_alloc a;
+	uint8_t *p = NULL, *buf;
+	uint64_t off = 0;
+	int ret, report[2];
+	char msg[64] = "";
+	pid_t pid;
+
+	tap_plan(1);
+	fd = ht_open();
+	page = (size_t)sysconf(_SC_PAGESIZE);
+	ret = fd < 0 ? fd : ht_first_tier(fd, &tier);
+	if (ret || pipe(report)) {
+		tap_ok(0, "mmap_manifest_keeper_wrote_and_holds (setup %d)", ret);
+		return tap_done();
+	}
+	pid = fork();
+	if (!pid) {
+		if (fork())
+			_exit(0);
+		setsid();
+		buf = malloc(3 * page + 5);
+		ret = buf ? alloc_map(fd, 3 * page + 5, &a, &p) : -ENOMEM;
+		ret = ret ? ret : ht_bar2_offset(&tier, a.device_addr + 3, &off);
+		if (!ret) {
+			fill(buf, 3 * page + 5, seed);
+			memcpy(p + 3, buf, 3 * page + 5);
+			__sync_synchronize();
+			printf("# svod-manifest: %llx %llu %u\n", (unsigned long long)off,
+			       (unsigned long long)(3 * page + 5), seed);
+			fflush(stdout);
+		}
+		snprintf(msg, sizeof(msg), "%s", ret ? svod_errno_name(ret) : "ok");
+		ht_write_all(report[1], msg, sizeof(msg));
+		close(report[1]);
+		for (;;)
+			pause();
+	}
+	close(report[1]);
+	ht_wait_exit(pid);
+	ret = ht_read_all(report[0], msg, sizeof(msg));
+	msg[sizeof(msg) - 1] = '\0';
+	tap_ok(!ret && !strcmp(msg, "ok"), "mmap_manifest_keeper_wrote_and_holds (%s)", msg);
+	return tap_done();
+}
+
+int main(int argc, char **argv)
+{
+	int ret;
+
+	if (argc == 2 && !strcmp(argv[1], "--manifest"))
+		return run_manifest();
+	tap_plan(NR_CASES);
+	page = (size_t)sysconf(_SC_PAGESIZE);
+	fd = ht_open();
+	ret = fd < 0 ? fd : ht_first_tier(fd, &tier);
+	wc = ret ? NULL : map_resource2_wc();
+	if (!tap_ok(!ret, "setup (%d, resource2_wc %s)", ret, wc ? "mapped" : "refused"))
+		return tap_done();
+	test_data();
+	test_refusals();
+	test_vma_ops();
+	test_outlives_fd();
+	test_free_revokes();
+	test_race();
+	test_fault_injection();
+	bench();
+	test_tier_replacement();
+	test_unbind();
+	if (wc) {
+		munmap((void *)wc, wc_len);
+		close(wc_fd);
+	}
+	close(fd);
+	return tap_done();
+}
