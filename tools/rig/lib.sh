@@ -28,7 +28,7 @@ build_modules() {
 	# No -t: a changed file gets a new mtime, so make never keeps a stale object.
 	rsync -rlc --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
 		--exclude='*.mod*' --exclude='modules.order' --exclude='Module.symvers' \
-		"$top/Kbuild" "$top/driver" "$top/uapi" "$top/kunit" "$b/src/"
+		"$top/Kbuild" "$top/VERSION" "$top/driver" "$top/uapi" "$top/kunit" "$b/src/"
 	make -s -C "$kdir" M="$b/src" "$@" modules >&2
 	rm -f "$b/modules/"*.ko
 	cp "$b/src/svod.ko" "$b/modules/"

@@ -30,7 +30,7 @@ static_build() {
 	local kind=$1 kdir=$2 b=$top/build/static-$1 build_ok=0
 	rm -rf "$b"
 	mkdir -p "$b"
-	rsync -a "$top/Kbuild" "$top/driver" "$top/uapi" "$top/kunit" "$b/"
+	rsync -a "$top/Kbuild" "$top/VERSION" "$top/driver" "$top/uapi" "$top/kunit" "$b/"
 	make -s -C "$kdir" M="$b" W=1 modules >"$log" 2>&1 || build_ok=1
 	verdict $build_ok "$kind kernel: the modules build ($kdir)" "$log"
 	grep -E 'warning:|error:' "$log" >"$log.w" || true
