@@ -62,6 +62,9 @@ struct svod_tier_spec {
  * @lock: protects @core and @live
  * @gone: the device was removed or the tier was replaced; set with both
  *	@io_sem (write) and @lock held, stable for holders of either
+ * @detached: the tier left its device's set (replaced, or its device is
+ *	being unbound); set under svod_decl_lock inside a write section of
+ *	svod_tier_seq, read by QUERY's snapshot; implies @gone soon
  * @core: the allocator
  * @live: live allocations (struct svod_allocation.tier_link)
  * @stats: bytes moved by each staging engine (atomics)
@@ -79,6 +82,7 @@ struct svod_dev_tier {
 	/* Protects @core and @live. */
 	struct mutex lock;
 	bool gone;
+	bool detached;
 	struct svod_range core;
 	struct list_head live;
 	struct svod_stage_stats stats;
@@ -96,6 +100,7 @@ void svod_dev_tier_put(struct svod_dev_tier *tier);
 struct svod_dev_tier *svod_dev_tier_get_by_id(u32 id);
 struct svod_dev_tier *svod_dev_tier_next(unsigned long *id);
 void svod_dev_tier_scrub(struct svod_dev_tier *tier, u64 start, u64 size);
+bool svod_dev_tier_trylock_retire(struct svod_dev_tier *tier);
 void svod_dev_tier_lock_retire(struct svod_dev_tier *tier);
 void svod_dev_tier_unlock_retire(struct svod_dev_tier *tier);
 void svod_dev_tier_mark_gone(struct svod_dev_tier *tier);
