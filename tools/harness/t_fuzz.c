@@ -174,6 +174,7 @@ struct fuzzer {
 	uint64_t handles[MAX_HANDLES];	/* live in @own */
 	uint64_t loose[MAX_HANDLES];	/* received on shared files */
 	uint8_t src[8192], dst[8192];
+	uint8_t qbuf[9 * 4096];	/* 9 QUERY entries of the largest size */
 };
 
 /* One live handle of each fuzzer's own file, for the others to try. */
@@ -327,8 +328,13 @@ static void fz_xfer(struct fuzzer *f)
 
 	x.handle = some_handle(f);
 	x.offset = ht_rand(&f->rng) % 2 ? ht_rand(&f->rng) % 8192 : garbage_u64(f);
-	x.length = ht_rand(&f->rng) % 2 ? ht_rand(&f->rng) % sizeof(f->src) : garbage_u64(f);
 	x.user_ptr = (uintptr_t)garbage_ptr(f, ht_rand(&f->rng) % 2 ? f->src : f->dst);
+	/* Lengths beyond the buffer only with ones no allocation can hold. */
+	x.length = ht_rand(&f->rng) % sizeof(f->src);
+	if (ht_rand(&f->rng) % 2)
+		x.length = ~0ULL - ht_rand(&f->rng) % 8192;
+	else if (ht_rand(&f->rng) % 4 == 0)
+		x.length = ht_rand(&f->rng) | (1ULL << 62);
 	if (ht_rand(&f->rng) % 8 == 0)
 		x.flags = (uint32_t)ht_rand(&f->rng) & 7;
 	if (ht_rand(&f->rng) % 16 == 0)
@@ -360,14 +366,13 @@ static void fz_roundtrip(struct fuzzer *f)
 static void fz_query_plan(struct fuzzer *f)
 {
 	struct svod_plan_event ev[8];
-	struct svod_tier_info t[8];
 	uint64_t off[8];
 	struct svod_query q = { 0 };
 	struct svod_plan p = { 0 };
 	unsigned int i, n = (unsigned int)(ht_rand(&f->rng) % 9);
 
 	q.nr_tiers = (uint32_t)(ht_rand(&f->rng) % 10);
-	q.tiers_ptr = (uintptr_t)garbage_ptr(f, t);
+	q.tiers_ptr = (uintptr_t)garbage_ptr(f, f->qbuf);
 	q.tier_info_size = ht_rand(&f->rng) % 4 ? 0 : (uint32_t)garbage_u64(f);
 	if (ht_rand(&f->rng) % 8 == 0)
 		q.flags = 1;
@@ -383,9 +388,14 @@ static void fz_query_plan(struct fuzzer *f)
 	p.block_size = ht_rand(&f->rng) % 2 ? 256 : (uint32_t)garbage_u64(f);
 	p.lv2_cnt = ht_rand(&f->rng) % 2 ? 32 : (uint32_t)garbage_u64(f);
 	p.strategy = (uint32_t)(ht_rand(&f->rng) % 3);
-	p.nr_events = ht_rand(&f->rng) % 8 ? n : (uint32_t)ht_rand(&f->rng);
+	p.nr_events = n;
 	p.events_ptr = (uintptr_t)garbage_ptr(f, ev);
 	p.offsets_ptr = (uintptr_t)garbage_ptr(f, off);
+	if (ht_rand(&f->rng) % 8 == 0) {
+		/* More events than the arrays hold: only unwritable offsets. */
+		p.nr_events = (uint32_t)ht_rand(&f->rng);
+		p.offsets_ptr = (uintptr_t)(ht_rand(&f->rng) % 2 ? gap : ro_page);
+	}
 	timed(f, fd_of(f), SVOD_IOCTL_PLAN, &p, 0);
 }
 
