@@ -649,6 +649,8 @@ int main(void)
 
 	for (i = 0; i < NR_FILES; i++)
 		close(files[i]);
+	if (bdf1[0] && svod_devices(bdfs, 4) < n)
+		svod_driver_bind(bdf1, 1);
 	if (bdf1[0])
 		svod_tiers_write(bdf1, orig1);
 	usleep(200 * 1000);
