@@ -510,7 +510,6 @@ unlock:
 void svod_dev_unregister(struct svod_dev *sdev)
 {
 	struct svod_dev_tier *tier, *tmp;
-	struct svod_allocation *alloc;
 	LIST_HEAD(going);
 
 	mutex_lock(&svod_decl_lock);
@@ -523,11 +522,7 @@ void svod_dev_unregister(struct svod_dev *sdev)
 	mutex_unlock(&svod_decl_lock);
 
 	list_for_each_entry_safe(tier, tmp, &going, dev_node) {
-		svod_dev_tier_lock_retire(tier);
-		list_for_each_entry(alloc, &tier->live, tier_link)
-			svod_dev_tier_scrub(tier, svod_allocation_start(alloc),
-					    svod_allocation_size(alloc));
-		svod_dev_tier_mark_gone(tier);
+		svod_dev_tier_retire_unbound(tier);
 		svod_sysfs_tier_del(tier);
 		list_del_init(&tier->dev_node);
 		svod_dev_tier_put(tier);

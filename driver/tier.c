@@ -284,21 +284,36 @@ bool svod_dev_tier_trylock_retire(struct svod_dev_tier *tier)
 }
 
 /**
- * svod_dev_tier_lock_retire() - stop a tier's transfers and allocations
+ * svod_dev_tier_retire_unbound() - retire a tier of a device being unbound
  * @tier: a tier detached from its device (svod_dev_unregister())
  *
- * Waits for transfers in flight on @tier and holds off new ones and new
- * allocations until svod_dev_tier_mark_gone(). Only the device's unbind
- * waits like this, and it holds no module-wide lock meanwhile.
+ * Waits for transfers in flight on @tier (io_sem for write), marks it gone
+ * (so no allocation is added to its live list any more), then, holding
+ * io_sem alone (no allocation leaves the list meanwhile: releases and
+ * ALLOC's undo take io_sem for read), zeroes the ranges of its live
+ * allocations: their owners can no longer free them while the BAR is there.
+ * @tier's lock is not held across the zeroing, so QUERY, sysfs, debugfs and
+ * fdinfo never wait for it. Only the device's unbind waits like this, and it
+ * holds no module-wide lock meanwhile.
  *
  * Context: process context; no svod lock held; takes @tier's io_sem for
  * write and its lock.
  */
-void svod_dev_tier_lock_retire(struct svod_dev_tier *tier)
+void svod_dev_tier_retire_unbound(struct svod_dev_tier *tier)
 {
+	struct svod_allocation *alloc;
+
 	lockdep_assert_not_held(&svod_decl_lock);
 	down_write(&tier->io_sem);
 	mutex_lock(&tier->lock);
+	WRITE_ONCE(tier->gone, true);
+	mutex_unlock(&tier->lock);
+
+	list_for_each_entry(alloc, &tier->live, tier_link)
+		svod_dev_tier_scrub(tier, svod_allocation_start(alloc),
+				    svod_allocation_size(alloc));
+	tier->sdev = NULL;
+	up_write(&tier->io_sem);
 }
 
 /**

@@ -59,7 +59,9 @@ struct svod_tier_spec {
  * @io_sem: held for read around every access to the tier's BAR (scrub,
  *	STAGE, READ); held for write while the tier is retired, so the BAR is
  *	not touched once @gone is set
- * @lock: protects @core and @live
+ * @lock: protects @core and @live; adding to @live needs @gone clear, and
+ *	removing from it also needs @io_sem (read), so once @gone is set @live
+ *	is stable for the writer of @io_sem
  * @gone: the device was removed or the tier was replaced; set with both
  *	@io_sem (write) and @lock held, stable for holders of either
  * @detached: the tier left its device's set (replaced, or its device is
@@ -101,7 +103,7 @@ struct svod_dev_tier *svod_dev_tier_get_by_id(u32 id);
 struct svod_dev_tier *svod_dev_tier_next(unsigned long *id);
 void svod_dev_tier_scrub(struct svod_dev_tier *tier, u64 start, u64 size);
 bool svod_dev_tier_trylock_retire(struct svod_dev_tier *tier);
-void svod_dev_tier_lock_retire(struct svod_dev_tier *tier);
+void svod_dev_tier_retire_unbound(struct svod_dev_tier *tier);
 void svod_dev_tier_unlock_retire(struct svod_dev_tier *tier);
 void svod_dev_tier_mark_gone(struct svod_dev_tier *tier);
 

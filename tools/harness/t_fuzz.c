@@ -168,6 +168,7 @@ struct fuzzer {
 	uint64_t rng;
 	unsigned int calls, bad_errno, foreign_ok, mismatches, slow, roundtrips;
 	double slowest;
+	unsigned int slowest_cmd;
 	int last_bad;
 	unsigned int me;
 	int own;			/* this thread's file: no chaos on it */
@@ -266,8 +267,10 @@ static int timed(struct fuzzer *f, int fd, unsigned long cmd, void *arg, int tra
 	check_errno(f, ret);
 	if (!transfer && dt > 1000)
 		f->slow++;
-	if (!transfer && dt > f->slowest)
+	if (!transfer && dt > f->slowest) {
 		f->slowest = dt;
+		f->slowest_cmd = _IOC_NR(cmd);
+	}
 	return ret;
 }
 
@@ -544,6 +547,7 @@ static void phase_fuzz(uint64_t seed, unsigned int seconds)
 	unsigned int i, calls = 0, bad = 0, foreign = 0, mism = 0, slow = 0, rt = 0;
 	pthread_t ch, kl, dt;
 	double slowest = 0;
+	unsigned int slowest_cmd = 0;
 	int last_bad = 0;
 
 	load_ids();
@@ -572,8 +576,10 @@ static void phase_fuzz(uint64_t seed, unsigned int seconds)
 		mism += fz[i].mismatches;
 		slow += fz[i].slow;
 		rt += fz[i].roundtrips;
-		if (fz[i].slowest > slowest)
+		if (fz[i].slowest > slowest) {
 			slowest = fz[i].slowest;
+			slowest_cmd = fz[i].slowest_cmd;
+		}
 		if (fz[i].last_bad)
 			last_bad = fz[i].last_bad;
 		close(fz[i].own);
@@ -588,8 +594,8 @@ static void phase_fuzz(uint64_t seed, unsigned int seconds)
 	tap_ok(!foreign, "fuzz_foreign_handle_never_resolves (%u did)", foreign);
 	tap_ok(rt > 0 && !mism, "fuzz_read_returns_what_stage_wrote (%u round trips, %u differ)",
 	       rt, mism);
-	tap_ok(!slow, "fuzz_no_call_but_transfers_over_1s (%u did; slowest %.1f ms)", slow,
-	       slowest);
+	tap_ok(!slow, "fuzz_no_call_but_transfers_over_1s (%u did; slowest %.1f ms, ioctl nr %u)",
+	       slow, slowest, slowest_cmd);
 	tap_ok(ks.reaped > 0, "fuzz_children_killed_mid_call_reaped (%u)", ks.reaped);
 	if (bdf1[0])
 		tap_ok(!d.bad && !d.unbind_fail && d.commits + d.busy > 0,
