@@ -19,7 +19,8 @@
  * re-declared, unbound and rebound meanwhile. Invariants, one TAP line each:
  * only documented errnos (EBADF only on a closed descriptor); a handle of
  * one file never resolves in another; READ returns what STAGE wrote while
- * the handle lives; no call but a transfer takes more than 1 s; every
+ * the handle lives; no call takes more than 1 s but transfers and PLANs of
+ * many events (work of the size asked); every
  * declaration answers 0 or EBUSY; once every file is closed each tier's
  * free bytes are back to their start. The seed is printed; SVOD_FUZZ_SEED
  * replays a run (thread interleavings differ, the argument streams do not).
@@ -399,7 +400,8 @@ static void fz_query_plan(struct fuzzer *f)
 		p.nr_events = (uint32_t)ht_rand(&f->rng);
 		p.offsets_ptr = (uintptr_t)(ht_rand(&f->rng) % 2 ? gap : ro_page);
 	}
-	timed(f, fd_of(f), SVOD_IOCTL_PLAN, &p, 0);
+	/* A plan of up to max_plan_events events is work of the size asked. */
+	timed(f, fd_of(f), SVOD_IOCTL_PLAN, &p, p.nr_events > 8);
 }
 
 /* Commands of the wrong size, direction or number, garbage arguments. */
