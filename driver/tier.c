@@ -266,7 +266,7 @@ void svod_dev_tier_scrub(struct svod_dev_tier *tier, u64 start, u64 size)
  * @tier: a tier of a device
  *
  * Never waits for a transfer: if one is in flight (or an allocation is
- * being released), @tier's io_sem is taken and this fails at once. On
+ * being released), @tier's io_sem is held and this fails at once. On
  * success, holds off new transfers and new allocations until
  * svod_dev_tier_mark_gone() or svod_dev_tier_unlock_retire().
  *
