@@ -488,7 +488,8 @@ static void sweep_commit(void)
 
 static void sweep_bind(void)
 {
-	static const int ok[] = { -ENOMEM, -EFAULT, -ENODEV, 0 };
+	/* EBUSY: the PCI core reports any failed region request so. */
+	static const int ok[] = { -ENOMEM, -EFAULT, -ENODEV, -EBUSY, 0 };
 	char path[256], ids[128];
 	struct sweep s = { 0 };
 	int f, ret;
