@@ -99,10 +99,13 @@ static void svod_allocation_unplace(struct svod_allocation *alloc)
 {
 	struct svod_dev_tier *tier = alloc->tier;
 
+	/* io_sem too: an unbind walks @live under io_sem alone. */
+	down_read(&tier->io_sem);
 	mutex_lock(&tier->lock);
 	list_del(&alloc->tier_link);
 	svod_range_remove(&tier->core, &alloc->node);
 	mutex_unlock(&tier->lock);
+	up_read(&tier->io_sem);
 }
 
 /* ALLOC once the tier is found: everything under the file's lock. */

@@ -20,6 +20,52 @@
 /* Every bound device (struct svod_dev.node); protected by svod_decl_lock. */
 static LIST_HEAD(svod_devices);
 
+/*
+ * Counts changes of the set of tiers userspace sees (publication, retirement,
+ * a device's registration and unregistration): odd while one is under way.
+ * Written under svod_decl_lock only (raw_write_seqcount_begin(): the write
+ * sections sleep, readers never spin on them); QUERY reads it to take one
+ * consistent snapshot without the lock (svod_tier_seq_read()).
+ */
+static seqcount_t svod_tier_seq = SEQCNT_ZERO(svod_tier_seq);
+
+static void svod_tier_seq_begin(void)
+{
+	lockdep_assert_held(&svod_decl_lock);
+	raw_write_seqcount_begin(&svod_tier_seq);
+}
+
+static void svod_tier_seq_end(void)
+{
+	lockdep_assert_held(&svod_decl_lock);
+	raw_write_seqcount_end(&svod_tier_seq);
+}
+
+/**
+ * svod_tier_seq_read() - start reading the tier set without svod_decl_lock
+ *
+ * Context: any context.
+ * Return: a count for svod_tier_seq_changed(); odd if a change is under way
+ * (the read then cannot be consistent: retry).
+ */
+unsigned int svod_tier_seq_read(void)
+{
+	return raw_read_seqcount(&svod_tier_seq);
+}
+
+/**
+ * svod_tier_seq_changed() - did the tier set change since svod_tier_seq_read()?
+ * @seq: what svod_tier_seq_read() returned
+ *
+ * Context: any context.
+ * Return: true if @seq was odd or the set changed since (reads done between
+ * the two calls may mix two sets).
+ */
+bool svod_tier_seq_changed(unsigned int seq)
+{
+	return (seq & 1) || read_seqcount_retry(&svod_tier_seq, seq);
+}
+
 static bool svod_ranges_overlap(u64 a, u64 a_len, u64 b, u64 b_len)
 {
 	return a < b + b_len && b < a + a_len;
@@ -217,9 +263,25 @@ static void svod_dev_set_put_fresh(struct svod_dev_set *set)
 	}
 }
 
+/* Unlocks the tiers of @set's step 3 that were locked, up to @stop. */
+static void svod_dev_set_unlock_going(struct svod_dev *sdev,
+				      struct svod_dev_set *set,
+				      struct svod_dev_tier *stop)
+{
+	struct svod_dev_tier *tier;
+
+	list_for_each_entry(tier, &sdev->tiers, dev_node) {
+		if (tier == stop)
+			break;
+		if (!svod_tier_in(tier, set->keep, set->nr))
+			svod_dev_tier_unlock_retire(tier);
+	}
+}
+
 /*
  * Step 3: locks every tier that goes, so none gains an allocation meanwhile;
- * refuses (unlocking them again) if one has live allocations.
+ * refuses at once (unlocking them again) if one has live allocations or a
+ * transfer in flight: a declaration never waits for a transfer.
  */
 static int svod_dev_set_lock_going(struct svod_dev *sdev, struct svod_dev_set *set)
 {
@@ -228,7 +290,12 @@ static int svod_dev_set_lock_going(struct svod_dev *sdev, struct svod_dev_set *s
 	list_for_each_entry(tier, &sdev->tiers, dev_node) {
 		if (svod_tier_in(tier, set->keep, set->nr))
 			continue;
-		svod_dev_tier_lock_retire(tier);
+		if (!svod_dev_tier_trylock_retire(tier)) {
+			dev_err(&sdev->pdev->dev, "commit: tier %s: a transfer is in flight\n",
+				tier->spec.name);
+			svod_dev_set_unlock_going(sdev, set, tier);
+			return -EBUSY;
+		}
 		if (tier->core.nr_live && !busy)
 			busy = tier;
 	}
@@ -237,10 +304,7 @@ static int svod_dev_set_lock_going(struct svod_dev *sdev, struct svod_dev_set *s
 
 	dev_err(&sdev->pdev->dev, "commit: tier %s: has %u live allocations\n",
 		busy->spec.name, busy->core.nr_live);
-	list_for_each_entry(tier, &sdev->tiers, dev_node) {
-		if (!svod_tier_in(tier, set->keep, set->nr))
-			svod_dev_tier_unlock_retire(tier);
-	}
+	svod_dev_set_unlock_going(sdev, set, NULL);
 	return -EBUSY;
 }
 
@@ -264,9 +328,12 @@ static void svod_dev_set_install(struct svod_dev *sdev, struct svod_dev_set *set
 	struct svod_dev_tier *tier, *tmp;
 	unsigned int i;
 
+	svod_tier_seq_begin();
 	list_for_each_entry(tier, &sdev->tiers, dev_node) {
-		if (!svod_tier_in(tier, set->keep, set->nr))
+		if (!svod_tier_in(tier, set->keep, set->nr)) {
+			WRITE_ONCE(tier->detached, true);
 			svod_dev_tier_mark_gone(tier);
+		}
 	}
 	list_for_each_entry_safe(tier, tmp, &sdev->tiers, dev_node) {
 		if (!svod_tier_in(tier, set->keep, set->nr))
@@ -278,6 +345,7 @@ static void svod_dev_set_install(struct svod_dev *sdev, struct svod_dev_set *set
 			svod_dev_tier_publish(tier);
 		list_move_tail(&tier->dev_node, &sdev->tiers);
 	}
+	svod_tier_seq_end();
 }
 
 static int svod_dev_set_tiers_locked(struct svod_dev *sdev,
@@ -318,12 +386,15 @@ static int svod_dev_set_tiers_locked(struct svod_dev *sdev,
  *
  * A tier whose declaration is unchanged stays as it is (same id, same
  * allocations). Every other current tier is retired, which needs it to have
- * no live allocation. Each refusal logs one dev_err line saying why.
+ * no live allocation and no transfer in flight. Each refusal logs one
+ * dev_err line saying why. Never waits for a transfer, on this device or
+ * another: a busy tier is refused at once.
  *
  * Context: process context; takes svod_decl_lock and the retired tiers' locks.
  * Return: 0; an errno of svod_tier_spec_check(); -EEXIST if a name is used by
  * another device's tier; -EBUSY if a tier that would be replaced or removed
- * has live allocations; -ENOMEM; -EINVAL if the allocator refuses a tier.
+ * has live allocations or a transfer in flight; -ENOMEM; -EINVAL if the
+ * allocator refuses a tier.
  * The set is unchanged on failure.
  */
 int svod_dev_set_tiers(struct svod_dev *sdev, const struct svod_tier_spec *specs,
@@ -398,7 +469,9 @@ int svod_dev_register(struct svod_dev *sdev)
 	spec.size = bar_len[SVOD_DEFAULT_BAR];
 
 	mutex_lock(&svod_decl_lock);
+	svod_tier_seq_begin();
 	list_add_tail(&sdev->node, &svod_devices);
+	svod_tier_seq_end();
 	if (!spec.size)
 		goto unlock;
 
@@ -409,8 +482,11 @@ int svod_dev_register(struct svod_dev *sdev)
 		strreplace(spec.name, ':', '-');
 	}
 	ret = svod_dev_set_tiers_locked(sdev, &spec, 1);
-	if (ret)
+	if (ret) {
+		svod_tier_seq_begin();
 		list_del(&sdev->node);
+		svod_tier_seq_end();
+	}
 unlock:
 	mutex_unlock(&svod_decl_lock);
 	return ret;
@@ -420,30 +496,36 @@ unlock:
  * svod_dev_unregister() - retire every tier of a device that is going away
  * @sdev: the device
  *
- * Waits for transfers in flight on each tier, revokes every mapping of its
- * live allocations (SIGBUS on access), zeroes their ranges (their owners can
- * no longer free them while the BAR is there), then marks it gone: from then
- * on calls on it fail with -ENODEV and nothing touches the BAR. Allocations
- * stay until their owners free them or close.
+ * Detaches the device and its tiers under svod_decl_lock (QUERY reports them
+ * gone from then on, declarations of other devices go on), then, without any
+ * module-wide lock, retires each tier: waits for its transfers in flight
+ * (the only wait for a transfer outside the transfer's own call: a long
+ * STAGE on the device delays its unbind), revokes every mapping of its live
+ * allocations (SIGBUS on access), zeroes their ranges (their owners can no longer free them while the BAR is there)
+ * and marks it gone: from then on calls on it fail with -ENODEV and nothing
+ * touches the BAR. Allocations stay until their owners free them or close.
  *
- * Context: process context; takes svod_decl_lock and each tier's locks.
+ * Context: process context; takes svod_decl_lock, then each tier's locks
+ * in turn without it.
  */
 void svod_dev_unregister(struct svod_dev *sdev)
 {
 	struct svod_dev_tier *tier, *tmp;
-	struct svod_allocation *alloc;
+	LIST_HEAD(going);
 
 	mutex_lock(&svod_decl_lock);
+	svod_tier_seq_begin();
 	list_del(&sdev->node);
-	list_for_each_entry_safe(tier, tmp, &sdev->tiers, dev_node) {
-		svod_dev_tier_lock_retire(tier);
-		list_for_each_entry(alloc, &tier->live, tier_link) {
-			svod_mmap_revoke(alloc);
-			svod_dev_tier_scrub(tier, svod_allocation_start(alloc),
-					    svod_allocation_size(alloc));
-		}
-		svod_dev_tier_mark_gone(tier);
-		svod_dev_tier_drop(tier);
-	}
+	list_splice_init(&sdev->tiers, &going);
+	list_for_each_entry(tier, &going, dev_node)
+		WRITE_ONCE(tier->detached, true);
+	svod_tier_seq_end();
 	mutex_unlock(&svod_decl_lock);
+
+	list_for_each_entry_safe(tier, tmp, &going, dev_node) {
+		svod_dev_tier_retire_unbound(tier);
+		svod_sysfs_tier_del(tier);
+		list_del_init(&tier->dev_node);
+		svod_dev_tier_put(tier);
+	}
 }

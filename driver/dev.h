@@ -8,6 +8,7 @@
 
 #include <linux/list.h>
 #include <linux/pci.h>
+#include <linux/seqlock.h>
 #include <linux/types.h>
 
 #include "stage.h"
@@ -53,6 +54,8 @@ int svod_dev_set_tiers(struct svod_dev *sdev, const struct svod_tier_spec *specs
 int svod_dev_get_specs(struct svod_dev *sdev, struct svod_tier_spec *specs,
 		       unsigned int max);
 int svod_dev_register(struct svod_dev *sdev);
+unsigned int svod_tier_seq_read(void);
+bool svod_tier_seq_changed(unsigned int seq);
 void svod_dev_unregister(struct svod_dev *sdev);
 
 #endif /* SVOD_DEV_H */

@@ -3,8 +3,16 @@
  * svod QUERY: describes every tier, in id order, into the caller's arrays:
  * one struct svod_tier_info per tier, of the element size the caller gives,
  * and the tiers' reserved regions one after the other in a second array.
+ *
+ * The reply is one snapshot of the tier set: the tiers are described into a
+ * kernel buffer first, under svod_tier_seq (a walk that raced with a
+ * declaration, a bind or an unbind is retried; after a few tries the walk
+ * runs under svod_decl_lock), and copied out only then, so no user page
+ * fault happens with a lock held and the counts match the entries.
  */
 #include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
@@ -31,7 +39,7 @@ static void svod_tier_fill_info(struct svod_dev_tier *tier,
 	info->dma_bytes = atomic64_read(&tier->stats.dma_bytes);
 
 	mutex_lock(&tier->lock);
-	if (tier->gone)
+	if (tier->gone || READ_ONCE(tier->detached))
 		info->flags |= SVOD_TIER_GONE;
 	info->free_bytes = tier->core.free_bytes;
 	info->largest_free = svod_range_largest_free(&tier->core);
@@ -55,17 +63,31 @@ static int svod_query_put_info(const struct svod_query *q, u32 i,
 	return 0;
 }
 
+/* One tier of a snapshot: its description and its reserved regions. */
+struct svod_query_tier {
+	struct svod_tier_info info;
+	struct svod_range_region reserved[SVOD_MAX_RESERVED];
+};
+
+/* A snapshot of every tier: @n described in @t, room for @cap. */
+struct svod_query_snap {
+	u32 n;
+	u32 cap;
+	u32 nr_regions;
+	struct svod_query_tier *t;
+};
+
 /* Writes the regions of one tier that fit, from index @first on. */
 static int svod_query_put_regions(const struct svod_query *q, u32 first,
-				  const struct svod_tier_spec *spec)
+				  const struct svod_query_tier *qt)
 {
 	struct svod_region __user *dst = u64_to_user_ptr(q->regions_ptr);
 	struct svod_region r;
 	u32 i;
 
-	for (i = 0; i < spec->nr_reserved && first + i < q->nr_regions; i++) {
-		r.base = spec->reserved[i].base;
-		r.size = spec->reserved[i].size;
+	for (i = 0; i < qt->info.nr_reserved && first + i < q->nr_regions; i++) {
+		r.base = qt->reserved[i].base;
+		r.size = qt->reserved[i].size;
 		if (copy_to_user(&dst[first + i], &r, sizeof(r)))
 			return -EFAULT;
 	}
@@ -87,6 +109,93 @@ static int svod_query_check(struct svod_query *q)
 	return 0;
 }
 
+/*
+ * Describes every tier into @s. Return: 0; -EOVERFLOW if @s->cap was too
+ * small (@s->n then counts every tier, for a larger buffer).
+ */
+static int svod_query_walk(struct svod_query_snap *s)
+{
+	struct svod_dev_tier *tier;
+	struct svod_query_tier *qt;
+	unsigned long id;
+
+	s->n = 0;
+	s->nr_regions = 0;
+	for (id = 0; (tier = svod_dev_tier_next(&id)); id++) {
+		if (s->n < s->cap) {
+			qt = &s->t[s->n];
+			svod_tier_fill_info(tier, &qt->info);
+			qt->info.first_reserved = s->nr_regions;
+			memcpy(qt->reserved, tier->spec.reserved,
+			       sizeof(qt->reserved));
+		}
+		s->nr_regions += tier->spec.nr_reserved;
+		s->n++;
+		svod_dev_tier_put(tier);
+	}
+	return s->n > s->cap ? -EOVERFLOW : 0;
+}
+
+/* Walks without svod_decl_lock this many times before taking it. */
+#define SVOD_QUERY_TRIES	4
+
+/* One consistent snapshot into @s (its buffer grown as needed). */
+static int svod_query_snapshot(struct svod_query_snap *s)
+{
+	unsigned int tries = 0, seq = 0;
+	bool locked;
+	int ret;
+
+	for (;;) {
+		locked = tries >= SVOD_QUERY_TRIES;
+		if (locked)
+			mutex_lock(&svod_decl_lock);
+		else
+			seq = svod_tier_seq_read();
+		ret = svod_query_walk(s);
+		if (locked)
+			mutex_unlock(&svod_decl_lock);
+		if (ret == -EOVERFLOW) {
+			/* Room for the tiers seen and a few more. */
+			kvfree(s->t);
+			s->cap = s->n + 8;
+			s->t = kvmalloc_array(s->cap, sizeof(*s->t),
+					      GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+			if (!s->t)
+				return -ENOMEM;
+			continue;
+		}
+		if (locked || !svod_tier_seq_changed(seq))
+			return 0;
+		tries++;
+		cond_resched();
+	}
+}
+
+/* Copies snapshot @s out: the entries and regions that fit. */
+static int svod_query_put(struct svod_query *q, const struct svod_query_snap *s)
+{
+	u32 i;
+	int ret;
+
+	for (i = 0; i < s->n; i++) {
+		if (i < q->nr_tiers) {
+			ret = svod_query_put_info(q, i, &s->t[i].info);
+			if (ret)
+				return ret;
+		}
+		ret = svod_query_put_regions(q, s->t[i].info.first_reserved,
+					     &s->t[i]);
+		if (ret)
+			return ret;
+	}
+	q->abi_version = SVOD_ABI_VERSION;
+	q->nr_tiers = s->n;
+	q->tier_info_size = sizeof(struct svod_tier_info);
+	q->nr_regions = s->nr_regions;
+	return 0;
+}
+
 /**
  * svod_query_ioctl() - SVOD_IOCTL_QUERY
  * @sf: the file (unused: every file sees every tier)
@@ -96,42 +205,33 @@ static int svod_query_check(struct svod_query *q)
  *
  * Fills min(in, out) entries of each array; the counts going out are what
  * exists, so a caller whose arrays were too small retries with larger ones.
- * The tiers are read one at a time: a tier declared or retired meanwhile may
- * or may not be in the reply.
+ * The reply is one snapshot: the tiers that are not gone are exactly one tier
+ * set of each device as declared at one moment (a tier being retired shows
+ * with SVOD_TIER_GONE), and the counts are those of the entries written.
+ * Never waits for a transfer.
  *
- * Context: process context; takes each tier's lock in turn.
+ * Context: process context; takes svod_tier_xa's lock and each tier's lock
+ * in turn, svod_decl_lock if declarations keep racing with the walk.
  * Return: 0; -EINVAL for unknown flags, a nonzero pad or a bad element size;
- * -EFAULT if an array is not writable (entries before it may be written).
+ * -ENOMEM; -EFAULT if an array is not writable (entries before it may be
+ * written).
  */
 int svod_query_ioctl(struct svod_file *sf, void *data)
 {
+	struct svod_query_snap s = { .cap = SVOD_MAX_DEV_TIERS };
 	struct svod_query *q = data;
-	struct svod_tier_info info;
-	struct svod_dev_tier *tier;
-	u32 n = 0, regions = 0;
-	unsigned long id;
 	int ret;
 
 	ret = svod_query_check(q);
 	if (ret)
 		return ret;
-	for (id = 0; (tier = svod_dev_tier_next(&id)); id++) {
-		svod_tier_fill_info(tier, &info);
-		info.first_reserved = regions;
-		ret = 0;
-		if (n < q->nr_tiers)
-			ret = svod_query_put_info(q, n, &info);
-		if (!ret)
-			ret = svod_query_put_regions(q, regions, &tier->spec);
-		regions += tier->spec.nr_reserved;
-		n++;
-		svod_dev_tier_put(tier);
-		if (ret)
-			return ret;
-	}
-	q->abi_version = SVOD_ABI_VERSION;
-	q->nr_tiers = n;
-	q->tier_info_size = sizeof(info);
-	q->nr_regions = regions;
-	return 0;
+	s.t = kvmalloc_array(s.cap, sizeof(*s.t),
+			     GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!s.t)
+		return -ENOMEM;
+	ret = svod_query_snapshot(&s);
+	if (!ret)
+		ret = svod_query_put(q, &s);
+	kvfree(s.t);
+	return ret;
 }

@@ -21,8 +21,9 @@
  * -EINTR if any signal is pending (so Ctrl-C in a runtime that handles
  * SIGINT, as Python does, ends a long transfer). Chunks moved before that
  * stay moved; @done says how many bytes. Inside a chunk only a fatal signal
- * interrupts (killable waits). A chunk that cannot be pinned (-EFAULT) moves
- * nothing.
+ * interrupts (killable waits). A chunk that cannot be pinned moves nothing:
+ * -EFAULT for an address that is not mapped (or, on READ, not writable),
+ * -ENOMEM when pinning a valid page ran out of memory.
  */
 
 #include <kunit/visibility.h>
@@ -221,7 +222,7 @@ static int svod_stage_dma_submit(struct dma_chan *chan, struct sg_table *sgt,
 						       sg_dma_len(sg),
 						       DMA_PREP_INTERRUPT);
 		if (!tx)
-			return -ENOMEM;
+			return -EIO;
 		tx->callback_result = svod_stage_dma_done;
 		tx->callback_param = wait;
 		atomic_inc(&wait->pending);
@@ -251,7 +252,8 @@ static int svod_stage_dma_submit(struct dma_chan *chan, struct sg_table *sgt,
  * Context: process context, may sleep; takes the DMA channel mutex.
  * Return: 0; -EINTR on a fatal signal (while waiting for the channel or the
  * completion); -ETIMEDOUT if the chunk did not complete in @timeout; -ENOMEM
- * or -EIO if mapping, preparing or submitting failed; -EIO if the channel
+ * if mapping the memory side ran out of memory; -EIO if another mapping
+ * failure, or preparing or submitting a descriptor failed, or the channel
  * reported a failed transfer.
  */
 int svod_stage_dma_sgt(struct dma_chan *chan, const struct svod_bar *bar,
@@ -274,7 +276,7 @@ int svod_stage_dma_sgt(struct dma_chan *chan, const struct svod_bar *bar,
 
 	ret = dma_map_sgtable(dma_dev, sgt, mem_dir, 0);
 	if (ret)
-		return ret;
+		return ret == -ENOMEM ? ret : -EIO;
 	bar_dma = dma_map_resource(dma_dev, bar->phys + bar_off, len, bar_dir, 0);
 	if (dma_mapping_error(dma_dev, bar_dma)) {
 		ret = -EIO;
@@ -322,6 +324,32 @@ unmap_sgt:
 }
 EXPORT_SYMBOL_IF_KUNIT(svod_stage_dma_sgt);
 
+/*
+ * Pins the @nr pages from @uaddr into @pages. pin_user_pages_fast() stops
+ * at the first page it cannot pin; pinning from there again returns that
+ * page's own errno, which tells a bad address (-EFAULT) from a lack of
+ * memory (-ENOMEM). Return: 0 with *@pinned == @nr; else -ENOMEM, -EINTR
+ * (fatal signal) or -EFAULT, with the *@pinned pages to unpin.
+ */
+static int svod_stage_pin(unsigned long uaddr, int nr, unsigned int gup,
+			  struct page **pages, int *pinned)
+{
+	int ret;
+
+	*pinned = 0;
+	while (*pinned < nr) {
+		ret = pin_user_pages_fast(uaddr + (unsigned long)*pinned * PAGE_SIZE,
+					  nr - *pinned, gup, pages + *pinned);
+		if (ret <= 0) {
+			if (ret == -ENOMEM || ret == -EINTR)
+				return ret;
+			return -EFAULT;
+		}
+		*pinned += ret;
+	}
+	return 0;
+}
+
 /* Pin one chunk of the user buffer and move it with @chan, or the CPU. */
 static int svod_stage_chunk(struct dma_chan *chan, const struct svod_bar *bar,
 			    u64 bar_off, unsigned long uaddr, size_t len,
@@ -331,23 +359,20 @@ static int svod_stage_chunk(struct dma_chan *chan, const struct svod_bar *bar,
 	int nr = DIV_ROUND_UP(head + len, PAGE_SIZE);
 	unsigned long timeout;
 	struct sg_table sgt;
-	int pinned, ret = 0;
+	int pinned, ret;
 
 	/* READ writes into the user pages: they must be writable. */
-	pinned = pin_user_pages_fast(uaddr & PAGE_MASK, nr,
-				     to_device ? 0 : FOLL_WRITE, pages);
-	if (pinned < 0)
-		return pinned;
-	if (pinned < nr) {
-		ret = -EFAULT;
+	ret = svod_stage_pin(uaddr & PAGE_MASK, nr, to_device ? 0 : FOLL_WRITE,
+			     pages, &pinned);
+	if (ret)
 		goto unpin;
-	}
 
 	if (!chan) {
 		svod_stage_cpu(bar, bar_off, pages, head, len, to_device);
 		goto unpin;
 	}
-	ret = sg_alloc_table_from_pages(&sgt, pages, nr, head, len, GFP_KERNEL);
+	ret = sg_alloc_table_from_pages(&sgt, pages, nr, head, len,
+					GFP_KERNEL | __GFP_NOWARN);
 	if (ret)
 		goto unpin;
 	timeout = msecs_to_jiffies(READ_ONCE(dma_timeout_ms));
@@ -370,7 +395,8 @@ static int svod_stage_user(struct dma_chan *chan, const struct svod_bar *bar,
 	int ret = 0;
 
 	/* A chunk that does not start on a page boundary spans one more page. */
-	pages = kmalloc_array(chunk / PAGE_SIZE + 1, sizeof(*pages), GFP_KERNEL);
+	pages = kmalloc_array(chunk / PAGE_SIZE + 1, sizeof(*pages),
+			      GFP_KERNEL | __GFP_NOWARN);
 	if (!pages)
 		return -ENOMEM;
 
@@ -453,7 +479,8 @@ EXPORT_SYMBOL_IF_KUNIT(svod_stage_xfer_on);
  * Context: process context, may sleep. No locks held.
  * Return: 0; -EINVAL for bad flags; -ERANGE if the range lies beyond the
  * grant; -EOPNOTSUPP if DMA is forced and there is no channel; -EFAULT for a
- * bad user buffer (or, on READ, a read-only one); -ENOMEM; -ETIMEDOUT if a DMA
+ * bad user buffer (or, on READ, a read-only one); -ENOMEM if memory ran out
+ * (pinning a valid buffer included); -ETIMEDOUT if a DMA
  * chunk did not complete in time; -EINTR on a signal between two chunks or a
  * fatal signal inside one; -EIO if the DMA
  * channel failed. After an error past the checks, @done counts the whole

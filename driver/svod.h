@@ -19,7 +19,10 @@
  *   svod_tier_xa's spinlock   tier id registry (innermost)
  *
  * Several tier locks are only ever held together under svod_decl_lock
- * (mutex_lock_nest_lock()).
+ * (mutex_lock_nest_lock()); under it a tier's io_sem is only ever
+ * try-locked, so no declaration waits for a transfer. Only a device's unbind
+ * waits for its transfers (io_sem for write), holding no module-wide lock.
+ * svod_tier_seq (dev.c) counts tier set changes for QUERY's snapshot.
  */
 #ifndef SVOD_DRIVER_H
 #define SVOD_DRIVER_H

@@ -125,11 +125,11 @@ int svod_sysfs_tier_add(struct svod_dev_tier *tier, struct kobject *dir)
  * svod_sysfs_tier_del() - remove a tier's directory
  * @tier: the tier
  *
- * Context: process context; svod_decl_lock held.
+ * Context: process context; svod_decl_lock held, or @tier detached from
+ * its device (svod_dev_unregister()): one caller at a time.
  */
 void svod_sysfs_tier_del(struct svod_dev_tier *tier)
 {
-	lockdep_assert_held(&svod_decl_lock);
 	if (!tier->kobj)
 		return;
 	kobject_del(tier->kobj);

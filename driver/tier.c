@@ -17,6 +17,7 @@
 #include <kunit/visibility.h>
 
 #include "dev.h"
+#include "mmap.h"
 #include "svod.h"
 #include "tier.h"
 
@@ -262,19 +263,60 @@ void svod_dev_tier_scrub(struct svod_dev_tier *tier, u64 start, u64 size)
 }
 
 /**
- * svod_dev_tier_lock_retire() - stop a tier's transfers and allocations
+ * svod_dev_tier_trylock_retire() - stop a tier's allocations, unless busy
  * @tier: a tier of a device
  *
- * Waits for transfers in flight and holds off new ones and new allocations
- * until svod_dev_tier_mark_gone() or svod_dev_tier_unlock_retire().
+ * Never waits for a transfer: if one is in flight (or an allocation is
+ * being released), @tier's io_sem is held and this fails at once. On
+ * success, holds off new transfers and new allocations until
+ * svod_dev_tier_mark_gone() or svod_dev_tier_unlock_retire().
  *
  * Context: process context; svod_decl_lock held (several tiers may be locked
- * at once under it); takes @tier's io_sem for write and its lock.
+ * at once under it); takes @tier's io_sem for write (trylock) and its lock.
+ * Return: true if @tier is locked, false if a transfer holds it.
  */
-void svod_dev_tier_lock_retire(struct svod_dev_tier *tier)
+bool svod_dev_tier_trylock_retire(struct svod_dev_tier *tier)
 {
-	down_write_nest_lock(&tier->io_sem, &svod_decl_lock);
+	lockdep_assert_held(&svod_decl_lock);
+	if (!down_write_trylock(&tier->io_sem))
+		return false;
 	mutex_lock_nest_lock(&tier->lock, &svod_decl_lock);
+	return true;
+}
+
+/**
+ * svod_dev_tier_retire_unbound() - retire a tier of a device being unbound
+ * @tier: a tier detached from its device (svod_dev_unregister())
+ *
+ * Waits for transfers in flight on @tier (io_sem for write), marks it gone
+ * (so no allocation is added to its live list any more), then, holding
+ * io_sem alone (no allocation leaves the list meanwhile: releases and
+ * ALLOC's undo take io_sem for read), revokes every mapping of its live
+ * allocations and zeroes their ranges: their owners can no longer free them while the BAR is there.
+ * @tier's lock is not held across the zeroing, so QUERY, sysfs, debugfs and
+ * fdinfo never wait for it. Only the device's unbind waits like this, and it
+ * holds no module-wide lock meanwhile.
+ *
+ * Context: process context; no svod lock held; takes @tier's io_sem for
+ * write and its lock.
+ */
+void svod_dev_tier_retire_unbound(struct svod_dev_tier *tier)
+{
+	struct svod_allocation *alloc;
+
+	lockdep_assert_not_held(&svod_decl_lock);
+	down_write(&tier->io_sem);
+	mutex_lock(&tier->lock);
+	WRITE_ONCE(tier->gone, true);
+	mutex_unlock(&tier->lock);
+
+	list_for_each_entry(alloc, &tier->live, tier_link) {
+		svod_mmap_revoke(alloc);
+		svod_dev_tier_scrub(tier, svod_allocation_start(alloc),
+				    svod_allocation_size(alloc));
+	}
+	tier->sdev = NULL;
+	up_write(&tier->io_sem);
 }
 
 /**

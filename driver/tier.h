@@ -59,9 +59,14 @@ struct svod_tier_spec {
  * @io_sem: held for read around every access to the tier's BAR (scrub,
  *	STAGE, READ); held for write while the tier is retired, so the BAR is
  *	not touched once @gone is set
- * @lock: protects @core and @live
+ * @lock: protects @core and @live; adding to @live needs @gone clear, and
+ *	removing from it also needs @io_sem (read), so once @gone is set @live
+ *	is stable for the writer of @io_sem
  * @gone: the device was removed or the tier was replaced; set with both
  *	@io_sem (write) and @lock held, stable for holders of either
+ * @detached: the tier left its device's set (replaced, or its device is
+ *	being unbound); set under svod_decl_lock inside a write section of
+ *	svod_tier_seq, read by QUERY's snapshot; implies @gone soon
  * @core: the allocator
  * @live: live allocations (struct svod_allocation.tier_link)
  * @stats: bytes moved by each staging engine (atomics)
@@ -79,6 +84,7 @@ struct svod_dev_tier {
 	/* Protects @core and @live. */
 	struct mutex lock;
 	bool gone;
+	bool detached;
 	struct svod_range core;
 	struct list_head live;
 	struct svod_stage_stats stats;
@@ -96,7 +102,8 @@ void svod_dev_tier_put(struct svod_dev_tier *tier);
 struct svod_dev_tier *svod_dev_tier_get_by_id(u32 id);
 struct svod_dev_tier *svod_dev_tier_next(unsigned long *id);
 void svod_dev_tier_scrub(struct svod_dev_tier *tier, u64 start, u64 size);
-void svod_dev_tier_lock_retire(struct svod_dev_tier *tier);
+bool svod_dev_tier_trylock_retire(struct svod_dev_tier *tier);
+void svod_dev_tier_retire_unbound(struct svod_dev_tier *tier);
 void svod_dev_tier_unlock_retire(struct svod_dev_tier *tier);
 void svod_dev_tier_mark_gone(struct svod_dev_tier *tier);
 

@@ -34,7 +34,9 @@ static int svod_xfer(struct svod_file *sf, struct svod_xfer *req,
 	int ret;
 
 	req->done = 0;
-	if ((req->flags & ~SVOD_XFER_FLAGS) || req->pad)
+	/* Argument errors first, whatever the handle and the tier. */
+	if ((req->flags & ~SVOD_XFER_FLAGS) || req->pad ||
+	    (req->flags & SVOD_XFER_FLAGS) == SVOD_XFER_FLAGS)
 		return -EINVAL;
 	alloc = svod_allocation_get(sf, req->handle);
 	if (!alloc)

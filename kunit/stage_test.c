@@ -893,8 +893,8 @@ static void dma_prep_failure_terminates(struct kunit *test)
 	struct stage_ctx *ctx = dma_ctx(test, 0, 3 * PAGE_SIZE);
 
 	fake->prep_budget = 1;
-	KUNIT_EXPECT_EQ(test, -ENOMEM, svod_stage_dma_sgt(ctx->chan, &ctx->bar,
-							  0, &ctx->sgt, true, HZ));
+	KUNIT_EXPECT_EQ(test, -EIO, svod_stage_dma_sgt(ctx->chan, &ctx->bar,
+						       0, &ctx->sgt, true, HZ));
 	KUNIT_EXPECT_EQ(test, 1U, fake->nr_terminate);
 	KUNIT_EXPECT_TRUE(test, list_empty(&fake->queue));
 	KUNIT_EXPECT_TRUE(test, guard_intact(ctx->fb.mem, 0, DMA_BAR_LEN));

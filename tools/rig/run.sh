@@ -36,6 +36,10 @@ else
 	kernel=/boot/vmlinuz-$(stock_release)
 	append=""
 fi
+# Longer fuzzing and replays: these reach the guest's /init as environment.
+for v in SVOD_FUZZ_SECONDS SVOD_FUZZ_SEED SVOD_SEED SVODRIG_TEST_TIMEOUT; do
+	if [ -n "${!v:-}" ]; then append="$append $v=${!v}"; fi
+done
 make -s -C "$top/tools" harness >&2
 
 "$rig/mkinitramfs.sh" "$kind" "$moddir" "$out/initramfs.cpio.gz"

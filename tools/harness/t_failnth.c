@@ -1,0 +1,582 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * t_failnth: systematic fault injection, syzkaller's fail-nth style. For
+ * each call (open, close, every ioctl, a declaration's commit, a bind), the
+ * 1st, 2nd, ... fault-injection point of that call fails
+ * (/proc/thread-self/fail-nth), until the call succeeds without one. The
+ * points are slab allocations (failslab, ignore-gfp-wait=N) and user copies
+ * (fail_usercopy), both verbose=0 so nothing is dumped. Page allocations
+ * (fail_page_alloc) are left alone: a failed page allocation makes the page
+ * allocator print its own warning with a call trace, which the judge counts
+ * as a splat. Every step must return a documented errno for that call and
+ * change nothing (tier free bytes, live allocations, a handle still
+ * resolving after a failed FREE, the device's tier set after a failed
+ * commit, the device unbound after a failed bind); the judge checks
+ * kmemleak and the console afterwards.
+ *
+ * READ into a buffer whose second page lies in a fresh private mapping
+ * (pinning it allocates the mapping's anon_vma): a failure there is a lack
+ * of memory, never EFAULT, so that sweep has more steps but exactly as many
+ * EFAULT ones (the struct's own copies) as one over a buffer faulted in.
+ *
+ * Skipped where the kernel lacks failslab (the stock kernel).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "tap.h"
+
+#define NR_CASES	13
+
+#define DBG		"/sys/kernel/debug"
+#define MAX_STEPS	4000
+#define ALLOC_LEN	(64u << 10)
+
+static int fd = -1, nth_fd = -1;
+static struct svod_tier_info t0;
+static char bdf1[SVOD_NAME_LEN], orig1[4096];
+static size_t page_size;
+
+static int dbg_write(const char *rel, const char *val)
+{
+	char path[128];
+	int f, ok;
+
+	snprintf(path, sizeof(path), DBG "/%s", rel);
+	f = open(path, O_WRONLY);
+	if (f < 0)
+		return -errno;
+	ok = write(f, val, strlen(val)) == (ssize_t)strlen(val);
+	close(f);
+	return ok ? 0 : -EIO;
+}
+
+/* Quiet, filter-free injection through fail-nth only (probability 0). */
+static int setup_injection(void)
+{
+	int ret = 0;
+
+	ret |= dbg_write("failslab/probability", "0");
+	ret |= dbg_write("failslab/verbose", "0");
+	ret |= dbg_write("failslab/ignore-gfp-wait", "N");
+	ret |= dbg_write("failslab/task-filter", "N");
+	ret |= dbg_write("failslab/times", "-1");
+	if (!access(DBG "/fail_usercopy", F_OK)) {
+		ret |= dbg_write("fail_usercopy/probability", "0");
+		ret |= dbg_write("fail_usercopy/verbose", "0");
+		ret |= dbg_write("fail_usercopy/times", "-1");
+	}
+	return ret;
+}
+
+static void restore_injection(void)
+{
+	dbg_write("failslab/ignore-gfp-wait", "Y");
+	dbg_write("failslab/verbose", "2");
+	dbg_write("failslab/times", "1");
+	if (!access(DBG "/fail_usercopy", F_OK)) {
+		dbg_write("fail_usercopy/verbose", "2");
+		dbg_write("fail_usercopy/times", "1");
+	}
+}
+
+static void inject(unsigned int n)
+{
+	char b[16];
+	int len = snprintf(b, sizeof(b), "%u", n);
+
+	/* Clearing may itself consume the last point (EFAULT): it is 0 then. */
+	if (pwrite(nth_fd, b, (size_t)len, 0) != len && n)
+		tap_diag("fail-nth write: %s", strerror(errno));
+}
+
+/* Did the point fire? Clears fail-nth either way. */
+static int fired(void)
+{
+	char b[16] = "";
+	ssize_t n = pread(nth_fd, b, sizeof(b) - 1, 0);
+
+	if (n > 0 && atoi(b) == 0)
+		return 1;
+	inject(0);
+	return 0;
+}
+
+struct usage {
+	uint64_t free_bytes;
+	uint32_t nr_live;
+};
+
+static int usage_of(struct usage *u)
+{
+	return ht_tier_usage(fd, t0.id, &u->free_bytes, &u->nr_live);
+}
+
+static int same_usage(const struct usage *a)
+{
+	struct usage b;
+
+	return !usage_of(&b) && b.free_bytes == a->free_bytes && b.nr_live == a->nr_live;
+}
+
+/* One sweep's result. */
+struct sweep {
+	unsigned int steps, bad_errno, changed, efault, enomem;
+	int done;
+	char errs[128];
+};
+
+static void note(struct sweep *s, int ret, const int *ok)
+{
+	const int *e;
+	char *p;
+
+	s->efault += ret == -EFAULT;
+	s->enomem += ret == -ENOMEM;
+	for (e = ok; *e; e++) {
+		if (ret == *e)
+			return;
+	}
+	s->bad_errno++;
+	p = s->errs + strlen(s->errs);
+	if (p - s->errs < (long)sizeof(s->errs) - 24)
+		snprintf(p, 24, " %s@%u", ht_err(ret), s->steps);
+}
+
+static void report(const struct sweep *s, const char *name)
+{
+	tap_ok(s->done && !s->bad_errno && !s->changed,
+	       "failnth_%s (%u steps: %u ENOMEM, %u EFAULT; %u bad errnos%s, %u changed state%s)",
+	       name, s->steps, s->enomem, s->efault, s->bad_errno, s->errs, s->changed,
+	       s->done ? "" : "; never succeeded");
+}
+
+static const int mem_fault[] = { -ENOMEM, -EFAULT, 0 };
+
+static void sweep_open(void)
+{
+	/* EFAULT: the kernel's copy of the path itself failed. */
+	static const int ok[] = { -ENOMEM, -EFAULT, -ENFILE, -EMFILE, 0 };
+	struct sweep s = { 0 };
+	struct usage u;
+	int f;
+
+	usage_of(&u);
+	for (s.steps = 1; s.steps <= MAX_STEPS && !s.done; s.steps++) {
+		inject(s.steps);
+		f = open("/dev/svod", O_RDWR);
+		f = f < 0 ? -errno : f;
+		if (!fired()) {
+			s.done = f >= 0;
+		} else if (f < 0) {
+			note(&s, f, ok);
+		}
+		if (f >= 0)
+			close(f);
+		s.changed += !same_usage(&u);
+	}
+	report(&s, "open");
+}
+
+static void sweep_close(void)
+{
+	struct sweep s = { 0 };
+	struct svod_alloc a;
+	struct usage u;
+	int f, ret;
+
+	usage_of(&u);
+	for (s.steps = 1; s.steps <= MAX_STEPS && !s.done; s.steps++) {
+		f = ht_open();
+		if (f < 0 || svod_alloc(f, t0.id, ALLOC_LEN, 0, &a)) {
+			s.changed++;
+			break;
+		}
+		inject(s.steps);
+		ret = close(f) ? -errno : 0;
+		s.done = !fired();
+		if (ret)
+			note(&s, ret, (const int[]){ 0 });
+		s.changed += ht_wait_free(fd, t0.id, u.free_bytes, 2000) != 0;
+	}
+	report(&s, "close");
+}
+
+/*
+ * The generic ioctl sweep: @call runs under injection, @check says whether
+ * the state is as before after a failure, @undo cleans after a success.
+ */
+struct ictx {
+	struct svod_alloc a;
+	void *buf;
+	size_t len;
+};
+
+static void sweep_ioctl(const char *name, const int *ok,
+			int (*prep)(struct ictx *), int (*call)(struct ictx *),
+			int (*check)(struct ictx *), void (*undo)(struct ictx *))
+{
+	struct sweep s = { 0 };
+	struct ictx c;
+	struct usage u;
+	int ret;
+
+	for (s.steps = 1; s.steps <= MAX_STEPS && !s.done; s.steps++) {
+		memset(&c, 0, sizeof(c));
+		if ((prep && prep(&c)) || usage_of(&u)) {
+			s.changed++;
+			break;
+		}
+		inject(s.steps);
+		ret = call(&c);
+		s.done = !fired();
+		if (s.done && ret)
+			note(&s, ret, (const int[]){ 0 });
+		/* A failed point the call absorbs (it succeeds) is fine. */
+		if (!s.done && ret) {
+			note(&s, ret, ok);
+			s.changed += !same_usage(&u) || (check && !check(&c));
+		}
+		if (undo)
+			undo(&c);
+	}
+	report(&s, name);
+}
+
+static int prep_alloc(struct ictx *c)
+{
+	return svod_alloc(fd, t0.id, ALLOC_LEN, 0, &c->a);
+}
+
+static void undo_free(struct ictx *c)
+{
+	if (c->a.handle)
+		svod_free(fd, c->a.handle);
+}
+
+static int call_query(struct ictx *c)
+{
+	static struct svod_tier_info tiers[64];
+	struct svod_query q = { .nr_tiers = 64, .tiers_ptr = (uintptr_t)tiers };
+
+	(void)c;
+	return svod_ioctl(fd, SVOD_IOCTL_QUERY, &q);
+}
+
+static int call_alloc(struct ictx *c)
+{
+	struct svod_alloc a = { .tier = t0.id, .size = ALLOC_LEN };
+	int ret = svod_ioctl(fd, SVOD_IOCTL_ALLOC, &a);
+
+	if (!ret)
+		c->a = a;
+	else if (a.handle)
+		c->a.handle = 0;
+	return ret;
+}
+
+static int call_free(struct ictx *c)
+{
+	struct svod_free f = { .handle = c->a.handle };
+	int ret = svod_ioctl(fd, SVOD_IOCTL_FREE, &f);
+
+	if (!ret)
+		c->a.handle = 0;
+	return ret;
+}
+
+static int check_resolves(struct ictx *c)
+{
+	struct svod_resolve r;
+
+	return !svod_resolve(fd, c->a.handle, &r) && r.device_addr == c->a.device_addr;
+}
+
+static int call_resolve(struct ictx *c)
+{
+	struct svod_resolve r = { .handle = c->a.handle };
+
+	return svod_ioctl(fd, SVOD_IOCTL_RESOLVE, &r);
+}
+
+static int xfer(struct ictx *c, unsigned long cmd, void *buf)
+{
+	struct svod_xfer x = {
+		.handle = c->a.handle,
+		.user_ptr = (uintptr_t)buf,
+		.length = c->len,
+		.flags = SVOD_XFER_CPU,
+	};
+
+	return svod_ioctl(fd, cmd, &x);
+}
+
+static uint8_t faulted[2 * 65536];
+
+static int prep_faulted(struct ictx *c)
+{
+	c->len = 2 * page_size;
+	memset(faulted, 0x3c, c->len);
+	return prep_alloc(c);
+}
+
+static int call_stage(struct ictx *c)
+{
+	return xfer(c, SVOD_IOCTL_STAGE, faulted);
+}
+
+static int call_read(struct ictx *c)
+{
+	return xfer(c, SVOD_IOCTL_READ, faulted);
+}
+
+/* Page 0 shared (faulted in), page 1 a fresh private mapping next to it. */
+static int prep_fresh(struct ictx *c)
+{
+	uint8_t *p = mmap(NULL, 2 * page_size, PROT_READ | PROT_WRITE,
+			  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return -1;
+	if (mmap(p + page_size, page_size, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED) {
+		munmap(p, 2 * page_size);
+		return -1;
+	}
+	p[0] = 1;
+	c->buf = p;
+	c->len = 2 * page_size;
+	return prep_alloc(c);
+}
+
+static int call_read_fresh(struct ictx *c)
+{
+	return xfer(c, SVOD_IOCTL_READ, c->buf);
+}
+
+static void undo_fresh(struct ictx *c)
+{
+	undo_free(c);
+	if (c->buf)
+		munmap(c->buf, 2 * page_size);
+}
+
+static int call_plan(struct ictx *c)
+{
+	struct svod_plan_event ev[3] = {
+		{ .op = SVOD_PLAN_ALLOC, .id = 1, .size = 256 },
+		{ .op = SVOD_PLAN_ALLOC, .id = 2, .size = 1024 },
+		{ .op = SVOD_PLAN_FREE, .id = 1 },
+	};
+	uint64_t off[3];
+	struct svod_plan p = { .arena_size = 1 << 20, .block_size = 256, .lv2_cnt = 32,
+			       .nr_events = 3, .events_ptr = (uintptr_t)ev,
+			       .offsets_ptr = (uintptr_t)off };
+
+	(void)c;
+	return svod_plan(fd, &p);
+}
+
+/* A file's read and write sweeps over one READ, plus the ENOMEM comparison. */
+static void sweep_read_pressure(void)
+{
+	struct sweep s[2] = { { 0 } };
+	struct ictx c;
+	struct usage u;
+	unsigned int k;
+	int ret;
+
+	for (k = 0; k < 2; k++) {
+		for (s[k].steps = 1; s[k].steps <= MAX_STEPS && !s[k].done; s[k].steps++) {
+			memset(&c, 0, sizeof(c));
+			if ((k ? prep_fresh(&c) : prep_faulted(&c)) || usage_of(&u)) {
+				s[k].changed++;
+				break;
+			}
+			inject(s[k].steps);
+			ret = k ? call_read_fresh(&c) : call_read(&c);
+			s[k].done = !fired();
+			if (!s[k].done && ret) {
+				note(&s[k], ret, mem_fault);
+				s[k].changed += !same_usage(&u);
+			}
+			k ? undo_fresh(&c) : undo_free(&c);
+		}
+	}
+	report(&s[0], "read");
+	/*
+	 * The fresh page's extra points are in the pin: each must end as
+	 * ENOMEM or, pinned again once the injected failure is past, success.
+	 */
+	tap_ok(s[1].done && !s[1].bad_errno && s[1].efault == s[0].efault &&
+	       s[1].steps > s[0].steps,
+	       "failnth_read_short_pin_is_enomem_not_efault (fresh page: %u steps, %u EFAULT, %u ENOMEM; faulted: %u steps, %u EFAULT, %u ENOMEM)",
+	       s[1].steps, s[1].efault, s[1].enomem, s[0].steps, s[0].efault, s[0].enomem);
+}
+
+/* Tier ids of @bdf that are not gone, as one string. */
+static void live_ids(const char *bdf, char *out, size_t len)
+{
+	struct svod_tier_info *tiers;
+	uint32_t nr, i;
+	size_t n = 0;
+
+	out[0] = '\0';
+	if (svod_query_all(fd, &tiers, &nr))
+		return;
+	for (i = 0; i < nr && n + 16 < len; i++) {
+		if (!(tiers[i].flags & SVOD_TIER_GONE) && !strcmp(tiers[i].device, bdf))
+			n += (size_t)snprintf(out + n, len - n, "%u,", tiers[i].id);
+	}
+	free(tiers);
+}
+
+/* A commit of @bdf1 replacing its default tier by a 4 MiB one. */
+static void sweep_commit(void)
+{
+	static const int ok[] = { -ENOMEM, -EFAULT, 0 };
+	char path[256], before[128], after[128], def[SVOD_NAME_LEN] = "";
+	struct svod_tier_decl d;
+	struct sweep s = { 0 };
+	int f, ret;
+
+	if (!bdf1[0] || svod_decl_parse(orig1, &d)) {
+		tap_skip("no second device", "failnth_commit");
+		return;
+	}
+	memcpy(def, d.name, sizeof(def));
+	snprintf(path, sizeof(path), SVOD_CONFIGFS "/%s/commit", bdf1);
+	for (s.steps = 1; s.steps <= MAX_STEPS && !s.done; s.steps++) {
+		char rel[128];
+
+		snprintf(rel, sizeof(rel), "tiers/%s", def);
+		ht_cfs_rmdir(bdf1, rel);
+		ret = ht_cfs_mkdir(bdf1, "tiers/fnth");
+		ret = ret ? ret : ht_cfs_write(bdf1, "tiers/fnth/bar", "2");
+		ret = ret ? ret : ht_cfs_write(bdf1, "tiers/fnth/offset", "0");
+		ret = ret ? ret : ht_cfs_write(bdf1, "tiers/fnth/size", "4M");
+		f = open(path, O_WRONLY);
+		if (ret || f < 0) {
+			s.changed++;
+			break;
+		}
+		live_ids(bdf1, before, sizeof(before));
+		inject(s.steps);
+		ret = write(f, "1", 1) == 1 ? 0 : -errno;
+		s.done = !fired();
+		close(f);
+		if (!s.done && ret) {
+			note(&s, ret, ok);
+			live_ids(bdf1, after, sizeof(after));
+			s.changed += strcmp(before, after) != 0;
+		}
+		ht_cfs_rmdir(bdf1, "tiers/fnth");
+		if (svod_tiers_write(bdf1, orig1)) {
+			s.changed++;
+			break;
+		}
+	}
+	report(&s, "declare_commit");
+}
+
+static void sweep_bind(void)
+{
+	/* EBUSY: the PCI core reports any failed region request so. */
+	static const int ok[] = { -ENOMEM, -EFAULT, -ENODEV, -EBUSY, 0 };
+	char path[256], ids[128];
+	struct sweep s = { 0 };
+	int f, ret;
+
+	if (!bdf1[0]) {
+		tap_skip("no second device", "failnth_bind");
+		return;
+	}
+	snprintf(path, sizeof(path), SVOD_SYSFS_DRIVER "/bind");
+	for (s.steps = 1; s.steps <= MAX_STEPS && !s.done; s.steps++) {
+		live_ids(bdf1, ids, sizeof(ids));
+		if ((ids[0] && svod_driver_bind(bdf1, 0)) || (f = open(path, O_WRONLY)) < 0) {
+			s.changed++;
+			break;
+		}
+		inject(s.steps);
+		ret = write(f, bdf1, strlen(bdf1)) == (ssize_t)strlen(bdf1) ? 0 : -errno;
+		s.done = !fired();
+		close(f);
+		live_ids(bdf1, ids, sizeof(ids));
+		if (!s.done && ret) {
+			note(&s, ret, ok);
+			s.changed += ids[0] != '\0';
+		} else if (!ids[0]) {
+			/* Bound without its tier, or not bound although it said so. */
+			s.changed++;
+		}
+	}
+	live_ids(bdf1, ids, sizeof(ids));
+	if (!ids[0])
+		svod_driver_bind(bdf1, 1);
+	report(&s, "bind");
+}
+
+int main(void)
+{
+	static const int xfer_ok[] = { -ENOMEM, -EFAULT, 0 };
+	char bdfs[4][SVOD_NAME_LEN];
+	int n, i;
+
+	tap_plan(NR_CASES);
+	page_size = (size_t)sysconf(_SC_PAGESIZE);
+	fd = ht_open();
+	if (fd < 0 || ht_first_tier(fd, &t0)) {
+		tap_diag("no device");
+		return tap_done();
+	}
+	if (access(DBG "/failslab", F_OK) || setup_injection() ||
+	    (nth_fd = open("/proc/thread-self/fail-nth", O_RDWR)) < 0) {
+		for (i = 0; i < NR_CASES; i++)
+			tap_skip("no failslab or fail-nth in this kernel", "failnth case %d", i);
+		return tap_done();
+	}
+	tap_diag("fail_usercopy %s", access(DBG "/fail_usercopy", F_OK) ? "absent" : "present");
+	n = svod_devices(bdfs, 4);
+	for (i = 0; i < n; i++) {
+		if (strcmp(bdfs[i], t0.device)) {
+			memcpy(bdf1, bdfs[i], sizeof(bdf1));
+			break;
+		}
+	}
+	if (bdf1[0] && svod_tiers_read(bdf1, orig1, sizeof(orig1)) < 0)
+		bdf1[0] = '\0';
+
+	sweep_open();
+	sweep_close();
+	sweep_ioctl("query", mem_fault, NULL, call_query, NULL, NULL);
+	sweep_ioctl("alloc", (const int[]){ -ENOMEM, -EFAULT, -EMFILE, 0 }, NULL,
+		    call_alloc, NULL, undo_free);
+	sweep_ioctl("free", mem_fault, prep_alloc, call_free, check_resolves, undo_free);
+	sweep_ioctl("resolve", mem_fault, prep_alloc, call_resolve, check_resolves, undo_free);
+	sweep_ioctl("stage", xfer_ok, prep_faulted, call_stage, check_resolves, undo_free);
+	sweep_read_pressure();
+	sweep_ioctl("plan", (const int[]){ -ENOMEM, -EFAULT, -EINTR, 0 }, NULL, call_plan,
+		    NULL, NULL);
+	sweep_commit();
+	sweep_bind();
+	{
+		struct usage u = { 0 };
+		int ret = usage_of(&u);
+
+		tap_ok(!ret && u.nr_live == 0 && u.free_bytes == t0.free_bytes,
+		       "failnth_tier_back_to_start (%s: %llu free, %u live)", ht_err(ret),
+		       (unsigned long long)u.free_bytes, u.nr_live);
+	}
+	restore_injection();
+	close(nth_fd);
+	close(fd);
+	return tap_done();
+}

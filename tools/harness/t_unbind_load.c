@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * t_unbind_load: a long transfer stalls nothing else, and an unbind under
+ * load is clean.
+ *
+ * Stall: a child runs a DMA STAGE of two 64 KiB chunks (about 3 s in the
+ * TCG guest) on the first device's default tier. Meanwhile a declaration
+ * that would retire that tier answers EBUSY within 1 s, a declaration of
+ * the second device (its own set again) succeeds within 1 s, and reading
+ * a value of either device's configfs declaration, QUERY and this file's
+ * fdinfo each answer within 100 ms. The measured times are printed; the transfer must
+ * still be in flight when they are taken, and completes whole.
+ *
+ * Unbind under load: three threads allocate, STAGE, READ back and free on
+ * the second device's tier while it is unbound. No READ returns other bytes
+ * than its STAGE wrote; every STAGE, READ or ALLOC started after the unbind
+ * returned fails with ENODEV (ALLOC: or ENOENT); the BAR, read through
+ * sysfs resource2, does not change after the unbind while the threads go
+ * on; a rebind brings the default tier back, clean.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "tap.h"
+
+#define NR_CASES	16
+
+#define DMA_LEN		(128u << 10)	/* two DMA chunks */
+#define LOAD_LEN	(64u << 10)
+#define NR_LOADERS	3
+
+static int fd = -1;
+static char bdf0[SVOD_NAME_LEN], bdf1[SVOD_NAME_LEN];
+static int have_dev1;
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* Child: a DMA STAGE of DMA_LEN; reports 'r' (or 'n': no DMA), then ret. */
+static void long_stage(uint32_t id, int wfd)
+{
+	static uint8_t buf[DMA_LEN];
+	struct svod_alloc a;
+	uint64_t done = 0;
+	int cfd, ret;
+
+	cfd = ht_open();
+	if (cfd < 0 || svod_alloc(cfd, id, DMA_LEN, 0, &a))
+		_exit(100);
+	memset(buf, 0x5a, sizeof(buf));
+	ret = svod_stage(cfd, a.handle, 0, buf, 1, SVOD_XFER_DMA, NULL);
+	if (ret) {
+		_exit(ht_write_all(wfd, "n", 1) ? 101 : 0);
+	}
+	if (ht_write_all(wfd, "r", 1))
+		_exit(102);
+	ret = svod_stage(cfd, a.handle, 0, buf, DMA_LEN, SVOD_XFER_DMA, &done);
+	_exit(ret || done != DMA_LEN ? 1 : 0);
+}
+
+/* Times one call: *ms gets the milliseconds, the call's result is returned. */
+#define TIMED(ms, call) ({ double __t = now_ms(); int __r = (call); \
+			   *(ms) = now_ms() - __t; __r; })
+
+static int read_fdinfo(void)
+{
+	char path[64], buf[4096];
+	int f, n;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = open(path, O_RDONLY);
+	if (f < 0)
+		return -errno;
+	n = (int)read(f, buf, sizeof(buf));
+	close(f);
+	return n > 0 ? 0 : -EIO;
+}
+
+static void test_stall(void)
+{
+	static char orig0[4096], orig1[4096], text[512], rel0[128], rel1[128], val[64];
+	struct svod_tier_info t0, t1, *tiers;
+	double ms[6];
+	int p[2], ret, status, in_flight;
+	uint32_t nr;
+	char c = 0;
+	pid_t pid;
+
+	if (svod_tier_by_device(fd, bdf0, &t0) || svod_tiers_read(bdf0, orig0, sizeof(orig0)) < 0 ||
+	    (have_dev1 && (svod_tiers_read(bdf1, orig1, sizeof(orig1)) < 0 ||
+			   svod_tier_by_device(fd, bdf1, &t1))) || pipe(p)) {
+		tap_diag("setup failed");
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		long_stage(t0.id, p[1]);
+	}
+	close(p[1]);
+	if (pid < 0 || ht_read_all(p[0], &c, 1) || c != 'r') {
+		for (ret = 0; ret < 8; ret++)
+			tap_skip("no DMA_MEMCPY channel in this guest", "stall case %d", ret);
+		close(p[0]);
+		if (pid > 0)
+			ht_wait_exit(pid);
+		return;
+	}
+	usleep(300 * 1000);	/* well inside the first 64 KiB chunk */
+	snprintf(rel0, sizeof(rel0), "tiers/%s/size", t0.name);
+	if (have_dev1)
+		snprintf(rel1, sizeof(rel1), "tiers/%s/size", t1.name);
+
+	snprintf(text, sizeof(text), "%s bar=2 offset=0 size=0x%llx align=128", t0.name,
+		 (unsigned long long)t0.capacity);
+	ret = TIMED(&ms[0], svod_tiers_write(bdf0, text));
+	tap_ok(ret == -EBUSY && ms[0] < 1000,
+	       "declare_over_transfer_ebusy_within_1s (%s in %.1f ms)", ht_err(ret), ms[0]);
+	ret = have_dev1 ? TIMED(&ms[1], svod_tiers_write(bdf1, orig1)) : 0;
+	if (have_dev1)
+		tap_ok(ret == 0 && ms[1] < 1000, "declare_other_device_within_1s (%s in %.1f ms)",
+		       ht_err(ret), ms[1]);
+	else
+		tap_skip("one device", "declare_other_device_within_1s");
+	ret = have_dev1 ? TIMED(&ms[2], ht_cfs_read(bdf1, rel1, val, sizeof(val))) : 0;
+	if (have_dev1)
+		tap_ok(ret >= 0 && ms[2] < 100, "read_other_device_configfs_within_100ms (%.1f ms)",
+		       ms[2]);
+	else
+		tap_skip("one device", "read_other_device_configfs_within_100ms");
+	ret = TIMED(&ms[3], ht_cfs_read(bdf0, rel0, val, sizeof(val)));
+	tap_ok(ret >= 0 && ms[3] < 100, "read_busy_device_configfs_within_100ms (%.1f ms)", ms[3]);
+	ret = TIMED(&ms[4], svod_query_all(fd, &tiers, &nr));
+	if (!ret)
+		free(tiers);
+	tap_ok(!ret && ms[4] < 100, "query_within_100ms (%.1f ms)", ms[4]);
+	ret = TIMED(&ms[5], read_fdinfo());
+	tap_ok(!ret && ms[5] < 100, "fdinfo_within_100ms (%.1f ms)", ms[5]);
+	in_flight = waitpid(pid, &status, WNOHANG) == 0;
+	tap_ok(in_flight, "transfer_was_in_flight_throughout");
+	status = ht_wait_exit(pid);
+	tap_ok(status == 0, "long_transfer_completed_whole (status %d)", status);
+	close(p[0]);
+	svod_tiers_write(bdf0, orig0);
+}
+
+struct loader {
+	pthread_t thread;
+	uint32_t id;
+	uint64_t seed;
+	unsigned int ops, after, bad_after, mismatches, surprises;
+};
+
+static int unbound, stop;
+
+static int expected(int ret, int is_alloc)
+{
+	return !ret || ret == -ENODEV || ret == -EINTR || (is_alloc && ret == -ENOENT);
+}
+
+static void *load(void *arg)
+{
+	struct loader *l = arg;
+	uint8_t *src = malloc(LOAD_LEN), *dst = malloc(LOAD_LEN);
+	struct svod_alloc a;
+	int lfd = ht_open(), ret, after;
+	size_t i;
+
+	if (lfd < 0 || !src || !dst) {
+		l->surprises++;
+		goto out;
+	}
+	while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
+		for (i = 0; i < LOAD_LEN; i++)
+			src[i] = (uint8_t)ht_rand(&l->seed);
+		after = __atomic_load_n(&unbound, __ATOMIC_ACQUIRE);
+		ret = svod_alloc(lfd, l->id, LOAD_LEN, 0, &a);
+		l->ops++;
+		l->after += after;
+		l->bad_after += after && ret != -ENODEV && ret != -ENOENT;
+		l->surprises += !expected(ret, 1);
+		if (ret)
+			continue;
+		after = __atomic_load_n(&unbound, __ATOMIC_ACQUIRE);
+		ret = svod_stage(lfd, a.handle, 0, src, LOAD_LEN, SVOD_XFER_CPU, NULL);
+		l->bad_after += after && ret != -ENODEV;
+		l->surprises += !expected(ret, 0);
+		if (!ret) {
+			after = __atomic_load_n(&unbound, __ATOMIC_ACQUIRE);
+			ret = svod_read(lfd, a.handle, 0, dst, LOAD_LEN, SVOD_XFER_CPU, NULL);
+			l->bad_after += after && ret != -ENODEV;
+			l->surprises += !expected(ret, 0);
+			l->mismatches += !ret && memcmp(src, dst, LOAD_LEN);
+		}
+		l->surprises += svod_free(lfd, a.handle) != 0;
+	}
+out:
+	if (lfd >= 0)
+		close(lfd);
+	free(src);
+	free(dst);
+	return NULL;
+}
+
+/* FNV-1a of BAR 2 of @bdf read through sysfs; 0 if it cannot be read. */
+static uint64_t bar_hash(const char *bdf)
+{
+	char path[256];
+	uint64_t size, h = 1469598103934665603ULL, i;
+	const volatile uint64_t *p;
+	void *m;
+	int f;
+
+	if (ht_bar_size(bdf, 2, &size))
+		return 0;
+	snprintf(path, sizeof(path), SVOD_SYSFS_DEVICES "/%s/resource2", bdf);
+	f = open(path, O_RDONLY);
+	if (f < 0)
+		return 0;
+	m = mmap(NULL, size, PROT_READ, MAP_SHARED, f, 0);
+	close(f);
+	if (m == MAP_FAILED)
+		return 0;
+	p = m;
+	for (i = 0; i < size / 8; i++)
+		h = (h ^ p[i]) * 1099511628211ULL;
+	munmap(m, size);
+	return h ? h : 1;
+}
+
+static void test_unbind_load(uint64_t seed)
+{
+	struct loader l[NR_LOADERS];
+	struct svod_tier_info t1;
+	unsigned int i, ops = 0, after = 0, bad = 0, mism = 0, surp = 0;
+	uint64_t h1, h2;
+	double ms;
+	int ret;
+
+	if (!have_dev1 || svod_tier_by_device(fd, bdf1, &t1)) {
+		for (i = 0; i < 8; i++)
+			tap_skip("no second device", "unbind_load case %u", i);
+		return;
+	}
+	for (i = 0; i < NR_LOADERS; i++) {
+		memset(&l[i], 0, sizeof(l[i]));
+		l[i].id = t1.id;
+		l[i].seed = seed + i + 1;
+		pthread_create(&l[i].thread, NULL, load, &l[i]);
+	}
+	usleep(500 * 1000);
+	ret = TIMED(&ms, svod_driver_bind(bdf1, 0));
+	__atomic_store_n(&unbound, 1, __ATOMIC_RELEASE);
+	tap_errno(ret, 0, "unbind_under_load (%.1f ms)", ms);
+	h1 = bar_hash(bdf1);
+	usleep(300 * 1000);
+	h2 = bar_hash(bdf1);
+	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
+	for (i = 0; i < NR_LOADERS; i++) {
+		pthread_join(l[i].thread, NULL);
+		ops += l[i].ops;
+		after += l[i].after;
+		bad += l[i].bad_after;
+		mism += l[i].mismatches;
+		surp += l[i].surprises;
+	}
+	tap_ok(h1 && h1 == h2 && h2 == bar_hash(bdf1),
+	       "bar_unchanged_after_unbind (0x%llx)", (unsigned long long)h1);
+	tap_ok(ops > after && after > 0, "loaders_ran_before_and_after (%u ops, %u after)",
+	       ops, after);
+	tap_ok(bad == 0, "every_call_after_unbind_enodev (%u did not)", bad);
+	tap_ok(mism == 0, "read_returns_what_stage_wrote (%u mismatches)", mism);
+	tap_ok(surp == 0, "only_documented_errnos (%u surprises)", surp);
+	tap_errno(svod_driver_bind(bdf1, 1), 0, "rebind_after_load");
+	ret = svod_tier_by_device(fd, bdf1, &t1);
+	tap_ok(!ret && t1.free_bytes == t1.capacity && t1.nr_live == 0,
+	       "rebound_tier_clean (%s)", ht_err(ret));
+}
+
+int main(void)
+{
+	char bdfs[4][SVOD_NAME_LEN];
+	uint64_t seed;
+	int n;
+
+	tap_plan(NR_CASES);
+	seed = ht_seed("t_unbind_load");
+	fd = ht_open();
+	n = svod_devices(bdfs, 4);
+	if (fd < 0 || n < 1) {
+		tap_diag("no device: %s", ht_err(fd < 0 ? fd : n));
+		return tap_done();
+	}
+	memcpy(bdf0, bdfs[0], sizeof(bdf0));
+	if (n > 1) {
+		memcpy(bdf1, bdfs[1], sizeof(bdf1));
+		have_dev1 = 1;
+	}
+	test_stall();
+	test_unbind_load(seed);
+	close(fd);
+	return tap_done();
+}
