@@ -24,7 +24,7 @@
 #include "common.h"
 #include "tap.h"
 
-#define NR_CMDS		7
+#define NR_CMDS		8
 #define NR_CASES	(NR_CMDS * 6 + 8 + 6 + 2 + 1 + 4)
 
 /* Bytes a "newer binary" appends to each struct. */
@@ -49,6 +49,7 @@ static int fd = -1;
 static struct svod_tier_info tier;
 static uint64_t live_handle;	/* a 4 KiB allocation the calls use */
 static uint64_t victim;		/* what FREE frees; reallocated by fill */
+static uint64_t mappable;	/* a 4 KiB SVOD_ALLOC_MAPPABLE allocation */
 static uint8_t xbuf[64];
 static struct svod_plan_event plan_ev = { .op = SVOD_PLAN_ALLOC, .id = 1, .size = 256 };
 static uint64_t plan_off;
@@ -180,6 +181,18 @@ static int plan_untouched(void)
 	return plan_off == ~0ULL;
 }
 
+static void fill_map(void *buf)
+{
+	*(struct svod_map_offset *)buf = (struct svod_map_offset){ .handle = mappable };
+}
+
+static int map_worked(const void *buf)
+{
+	const struct svod_map_offset *m = buf;
+
+	return m->offset && !(m->offset & 4095) && m->size == 4096;
+}
+
 #define RW	(_IOC_READ | _IOC_WRITE)
 
 static const struct cmd cmds[NR_CMDS] = {
@@ -197,6 +210,8 @@ static const struct cmd cmds[NR_CMDS] = {
 	  fill_xfer, xfer_worked, xfer_untouched },
 	{ "plan", 0x06, RW, sizeof(struct svod_plan), SVOD_PLAN_SIZE_VER0,
 	  fill_plan, plan_worked, plan_untouched },
+	{ "map_offset", 0x07, RW, sizeof(struct svod_map_offset),
+	  SVOD_MAP_OFFSET_SIZE_VER0, fill_map, map_worked, nothing_changed },
 };
 
 static int call(const struct cmd *c, size_t size, void *buf)
@@ -573,6 +588,9 @@ int main(void)
 	fd = ht_open();
 	ret = fd < 0 ? fd : ht_first_tier(fd, &tier);
 	if (!ret)
+		ret = svod_alloc_flags(fd, tier.id, 4096, 0, SVOD_ALLOC_MAPPABLE, &a);
+	mappable = a.handle;
+	if (!ret)
 		ret = svod_alloc(fd, tier.id, 4096, 0, &a);
 	page = ht_guarded_page(&ps);
 	if (ret || !page) {
@@ -591,6 +609,7 @@ int main(void)
 	test_argument_errors_first();
 
 	svod_free(fd, live_handle);
+	svod_free(fd, mappable);
 	if (victim)
 		svod_free(fd, victim);
 	ht_unguard_page(page, ps);
