@@ -501,9 +501,10 @@ unlock:
  * module-wide lock, retires each tier: waits for its transfers in flight
  * (the only wait for a transfer outside the transfer's own call: a long
  * STAGE on the device delays its unbind), revokes every mapping of its live
- * allocations (SIGBUS on access), zeroes their ranges (their owners can no longer free them while the BAR is there)
- * and marks it gone: from then on calls on it fail with -ENODEV and nothing
- * touches the BAR. Allocations stay until their owners free them or close.
+ * allocations (SIGBUS on access), zeroes their ranges (their owners can no
+ * longer free them while the BAR is there) and marks it gone: from then on
+ * calls on it fail with -ENODEV and nothing touches the BAR. Allocations
+ * stay until their owners free them or close.
  *
  * Context: process context; takes svod_decl_lock, then each tier's locks
  * in turn without it.
