@@ -413,9 +413,12 @@ static void sweep_read_pressure(void)
 	report(&s[0], "read");
 	/*
 	 * The fresh page's extra points are in the pin: each must end as
-	 * ENOMEM or, pinned again once the injected failure is past, success.
+	 * ENOMEM or, pinned again once the injected failure is past, success,
+	 * never as an EFAULT the faulted-in page does not show. (The struct's
+	 * own user copies fail with EFAULT in both; their count can differ by
+	 * where the sweep's steps land, never upwards for the fresh page.)
 	 */
-	tap_ok(s[1].done && !s[1].bad_errno && s[1].efault == s[0].efault &&
+	tap_ok(s[1].done && !s[1].bad_errno && s[1].efault <= s[0].efault &&
 	       s[1].steps > s[0].steps,
 	       "failnth_read_short_pin_is_enomem_not_efault (fresh page: %u steps, %u EFAULT, %u ENOMEM; faulted: %u steps, %u EFAULT, %u ENOMEM)",
 	       s[1].steps, s[1].efault, s[1].enomem, s[0].steps, s[0].efault, s[0].enomem);
