@@ -344,17 +344,7 @@ int svod_tier_by_device(int fd, const char *bdf, struct svod_tier_info *out)
 int svod_alloc(int fd, uint32_t tier, uint64_t size, uint64_t align,
 	       struct svod_alloc *out)
 {
-	struct svod_alloc a = {
-		.tier = tier,
-		.size = size,
-		.align = align,
-	};
-	int ret;
-
-	ret = svod_ioctl(fd, SVOD_IOCTL_ALLOC, &a);
-	if (!ret)
-		*out = a;
-	return ret;
+	return svod_alloc_flags(fd, tier, size, align, 0, out);
 }
 
 /**
