@@ -12,8 +12,9 @@
  *    allocations live in the tier (held by other open files), with RESOLVE
  *    and the pair at the smallest size for where the time goes. Medians.
  *
- * Each CPU figure is the best of several timed rounds of at least
- * BENCH_ROUND_MS, so a descheduled round on a shared host does not count.
+ * Each CPU figure is the median of BENCH_ROUNDS timed batches of about
+ * BENCH_ROUND_MS; the ioctl and the direct copy take turns batch by batch,
+ * and the clock is read per batch, never per copy (see measure()).
  * A kernel that refuses the sysfs mapping (CONFIG_IO_STRICT_DEVMEM while the
  * driver owns the BAR; boot with iomem=relaxed) gets the ioctl figures only.
  */
@@ -29,8 +30,8 @@
 #include "common.h"
 #include "tap.h"
 
-#define BENCH_ROUND_MS	100
-#define BENCH_ROUNDS	2
+#define BENCH_ROUND_MS	40
+#define BENCH_ROUNDS	9
 #define MAX_SIZE	(16u << 20)
 #define NULL_OPS	200
 #define NULL_ROUNDS	15
@@ -79,28 +80,84 @@ static int run_op(enum op op, uint64_t h, uint8_t *buf, volatile uint8_t *bar,
 	return -EINVAL;
 }
 
-/* Best MB/s over BENCH_ROUNDS rounds, or a negative errno. */
-static double measure(enum op op, uint64_t h, uint8_t *buf,
-		      volatile uint8_t *bar, uint32_t len)
+static int cmp_double(const void *a, const void *b)
 {
-	double best = 0, t0, dt;
-	unsigned int r, n;
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Seconds for @n back-to-back runs of @op, or a negative errno. */
+static double time_batch(enum op op, uint64_t h, uint8_t *buf,
+			 volatile uint8_t *bar, uint32_t len, unsigned int n)
+{
+	double t0 = now_s();
+	unsigned int i;
 	int ret;
 
-	for (r = 0; r < BENCH_ROUNDS; r++) {
-		n = 0;
-		t0 = now_s();
-		do {
-			ret = run_op(op, h, buf, bar, len);
-			if (ret)
-				return ret;
-			n++;
-			dt = now_s() - t0;
-		} while (dt * 1000 < BENCH_ROUND_MS);
-		if ((double)len * n / dt / 1e6 > best)
-			best = (double)len * n / dt / 1e6;
+	for (i = 0; i < n; i++) {
+		ret = run_op(op, h, buf, bar, len);
+		if (ret)
+			return ret;
 	}
-	return best;
+	return now_s() - t0;
+}
+
+/* Enough runs of @op for one batch of about BENCH_ROUND_MS, or < 0. */
+static double batch_size(enum op op, uint64_t h, uint8_t *buf,
+			 volatile uint8_t *bar, uint32_t len)
+{
+	unsigned int n = 1;
+	double dt;
+
+	for (;;) {
+		dt = time_batch(op, h, buf, bar, len, n);
+		if (dt < 0)
+			return dt;
+		if (dt * 1000 >= BENCH_ROUND_MS / 4 || n >= (1u << 24))
+			break;
+		n *= 2;
+	}
+	return n * BENCH_ROUND_MS / 1000.0 / dt + 1;
+}
+
+/*
+ * MB/s of the ioctl @op and of the direct copy @dop over the same length,
+ * each the median of BENCH_ROUNDS batches of about BENCH_ROUND_MS. The two
+ * sides take turns round by round (which goes first alternates), so a busy
+ * host slows both alike, and the clock is read once per batch, not per
+ * copy (a guest whose clocksource is HPET pays a syscall and an MMIO read
+ * for each clock_gettime(), which would dilute both sides). Return: 0 or a
+ * negative errno.
+ */
+static int measure(enum op op, uint64_t h, uint8_t *buf, enum op dop,
+		   volatile uint8_t *bar, uint32_t len, double *mbs,
+		   double *direct)
+{
+	double rate[2][BENCH_ROUNDS], n[2], dt;
+	unsigned int r, k, side, sides = bar ? 2 : 1;
+
+	for (side = 0; side < sides; side++) {
+		n[side] = side ? batch_size(dop, 0, buf, bar, len) :
+			  batch_size(op, h, buf, NULL, len);
+		if (n[side] < 0)
+			return (int)n[side];
+	}
+	for (r = 0; r < BENCH_ROUNDS; r++) {
+		for (k = 0; k < sides; k++) {
+			side = (k + r) % sides;
+			dt = side ? time_batch(dop, 0, buf, bar, len, n[side]) :
+			     time_batch(op, h, buf, NULL, len, n[side]);
+			if (dt < 0)
+				return (int)dt;
+			rate[side][r] = (double)len * n[side] / dt / 1e6;
+		}
+	}
+	for (side = 0; side < sides; side++)
+		qsort(rate[side], BENCH_ROUNDS, sizeof(double), cmp_double);
+	*mbs = rate[0][BENCH_ROUNDS / 2];
+	*direct = bar ? rate[1][BENCH_ROUNDS / 2] : 0;
+	return 0;
 }
 
 static volatile uint8_t *map_wc(uint64_t *len)
@@ -134,20 +191,20 @@ static void bench_cpu(uint8_t *buf, volatile uint8_t *wc)
 	uint64_t off = 0;
 	unsigned int i, dir;
 	double mbs, direct;
-	int ret;
+	int ret, err;
 
 	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
 		ret = svod_alloc(fd, tier.id, sizes[i], 0, &a);
 		if (!ret && wc)
 			ret = ht_bar2_offset(&tier, a.device_addr, &off);
 		for (dir = 0; dir < 2; dir++) {
-			mbs = ret ? ret : measure(dir ? OP_READ : OP_STAGE, a.handle,
-						  buf, NULL, sizes[i]);
-			direct = !ret && wc ?
-				 measure(dir ? OP_MEMCPY_FROM : OP_MEMCPY_TO, 0, buf,
-					 wc + off, sizes[i]) : 0;
-			if (mbs <= 0) {
-				tap_ok(0, "bench_cpu_%s_%u (%d)", names[dir], sizes[i], (int)mbs);
+			mbs = direct = 0;
+			err = ret ? ret :
+			      measure(dir ? OP_READ : OP_STAGE, a.handle, buf,
+				      dir ? OP_MEMCPY_FROM : OP_MEMCPY_TO,
+				      wc ? wc + off : NULL, sizes[i], &mbs, &direct);
+			if (err || mbs <= 0) {
+				tap_ok(0, "bench_cpu_%s_%u (%d)", names[dir], sizes[i], err);
 				continue;
 			}
 			if (direct > 0)
@@ -191,13 +248,6 @@ static int run_null_op(enum null_op op, uint64_t h)
 		return ret ? ret : svod_free(fd, a.handle);
 	}
 	return -EINVAL;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 /*
