@@ -182,7 +182,7 @@ int svod_alloc_ioctl(struct svod_file *sf, void *data)
 	struct svod_allocation *alloc;
 	struct svod_dev_tier *tier;
 	u64 size = req->size, align = req->align;
-	u64 t0 = ktime_get_ns();
+	u64 t0 = svod_trace_clock(trace_svod_alloc_enabled());
 	int ret;
 
 	/* Argument errors first, whatever the state of the tier. */
@@ -206,7 +206,7 @@ int svod_alloc_ioctl(struct svod_file *sf, void *data)
 	ret = svod_alloc_locked(sf, alloc, req, size, align);
 	mutex_unlock(&sf->lock);
 	trace_svod_alloc(tier, ret ? 0 : req->handle, size, align, ret,
-			 ktime_get_ns() - t0);
+			 svod_trace_since(t0));
 	if (ret) {
 		kfree(alloc);
 		svod_dev_tier_put(tier);
@@ -250,7 +250,7 @@ int svod_free_ioctl(struct svod_file *sf, void *data)
 	const struct svod_free *req = data;
 	struct svod_allocation *alloc;
 	struct svod_dev_tier *tier;
-	u64 t0 = ktime_get_ns(), size;
+	u64 t0 = svod_trace_clock(trace_svod_free_enabled()), size;
 	void *obj;
 	int ret;
 
@@ -268,9 +268,15 @@ int svod_free_ioctl(struct svod_file *sf, void *data)
 	size = svod_allocation_size(alloc);
 	/* The tier outlives the allocation's last reference for the event. */
 	kref_get(&tier->ref);
-	svod_mmap_revoke(alloc);
+	/*
+	 * MAP_OFFSET gives an allocation its map only under @sf's lock and
+	 * with its handle live: with the handle gone, a NULL map stays NULL
+	 * (device removal may only clear it), and there is nothing to revoke.
+	 */
+	if (READ_ONCE(alloc->map))
+		svod_mmap_revoke(alloc);
 	svod_allocation_put(alloc);
-	trace_svod_free(tier, req->handle, size, ktime_get_ns() - t0);
+	trace_svod_free(tier, req->handle, size, svod_trace_since(t0));
 	svod_dev_tier_put(tier);
 	return 0;
 }

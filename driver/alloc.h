@@ -7,6 +7,7 @@
 #define SVOD_ALLOC_H
 
 #include <linux/kref.h>
+#include <linux/ktime.h>
 #include <linux/list.h>
 #include <linux/types.h>
 
@@ -44,6 +45,22 @@ static inline u64 svod_allocation_start(const struct svod_allocation *alloc)
 static inline u64 svod_allocation_size(const struct svod_allocation *alloc)
 {
 	return alloc->node.size;
+}
+
+/*
+ * Latencies for the tracepoints: the clock is read only while the event is
+ * enabled (the guest's clocksource may be a slow MMIO read, as HPET is).
+ * svod_trace_clock(trace_svod_x_enabled()) at the start, svod_trace_since()
+ * at the end: 0 if the event was enabled in between.
+ */
+static inline u64 svod_trace_clock(bool enabled)
+{
+	return enabled ? ktime_get_ns() : 0;
+}
+
+static inline u64 svod_trace_since(u64 t0)
+{
+	return t0 ? ktime_get_ns() - t0 : 0;
 }
 
 void svod_allocation_put(struct svod_allocation *alloc);

@@ -180,7 +180,9 @@ static int svod_release(struct inode *inode, struct file *filp)
 	while ((alloc = svod_handle_next(&sf->handles, &pos, &handle))) {
 		svod_handle_free(&sf->handles, handle, NULL);
 		svod_usage_sub(sf, alloc);
-		svod_mmap_revoke(alloc);
+		/* @sf's lock keeps MAP_OFFSET out: NULL means never mapped. */
+		if (READ_ONCE(alloc->map))
+			svod_mmap_revoke(alloc);
 		svod_allocation_put(alloc);
 	}
 	mutex_unlock(&sf->lock);

@@ -46,6 +46,11 @@
 
 #define SVOD_STAGE_CPU_CHUNK	SZ_1M
 #define SVOD_STAGE_DMA_CHUNK	SZ_64K
+/*
+ * Page pointers on the stack: a transfer of up to 64 KiB (one DMA chunk)
+ * needs no allocation for them, at any alignment of the user buffer.
+ */
+#define SVOD_STAGE_SMALL_PAGES	(SZ_64K / PAGE_SIZE + 1)
 
 static unsigned long dma_threshold;
 module_param(dma_threshold, ulong, 0644);
@@ -390,15 +395,18 @@ static int svod_stage_user(struct dma_chan *chan, const struct svod_bar *bar,
 {
 	size_t chunk = chan ? SVOD_STAGE_DMA_CHUNK : SVOD_STAGE_CPU_CHUNK;
 	unsigned long uaddr = (unsigned long)req->ubuf;
-	struct page **pages;
+	struct page *small[SVOD_STAGE_SMALL_PAGES], **pages = small;
 	size_t n;
 	int ret = 0;
 
 	/* A chunk that does not start on a page boundary spans one more page. */
-	pages = kmalloc_array(chunk / PAGE_SIZE + 1, sizeof(*pages),
-			      GFP_KERNEL | __GFP_NOWARN);
-	if (!pages)
-		return -ENOMEM;
+	if (DIV_ROUND_UP(offset_in_page(uaddr) + min_t(u64, req->length, chunk),
+			 PAGE_SIZE) > SVOD_STAGE_SMALL_PAGES) {
+		pages = kmalloc_array(chunk / PAGE_SIZE + 1, sizeof(*pages),
+				      GFP_KERNEL | __GFP_NOWARN);
+		if (!pages)
+			return -ENOMEM;
+	}
 
 	while (*done < req->length) {
 		if (*done) {
@@ -414,7 +422,8 @@ static int svod_stage_user(struct dma_chan *chan, const struct svod_bar *bar,
 		*done += n;
 	}
 
-	kfree(pages);
+	if (pages != small)
+		kfree(pages);
 	return ret;
 }
 

@@ -30,7 +30,8 @@ static int svod_xfer(struct svod_file *sf, struct svod_xfer *req,
 	};
 	struct svod_allocation *alloc;
 	struct svod_dev_tier *tier;
-	u64 t0 = ktime_get_ns();
+	u64 t0 = svod_trace_clock(to_device ? trace_svod_stage_enabled() :
+					     trace_svod_read_enabled());
 	int ret;
 
 	req->done = 0;
@@ -60,10 +61,10 @@ up_io:
 put_alloc:
 	if (to_device)
 		trace_svod_stage(tier, req->handle, req->offset, req->length,
-				 req->done, req->flags, ret, ktime_get_ns() - t0);
+				 req->done, req->flags, ret, svod_trace_since(t0));
 	else
 		trace_svod_read(tier, req->handle, req->offset, req->length,
-				req->done, req->flags, ret, ktime_get_ns() - t0);
+				req->done, req->flags, ret, svod_trace_since(t0));
 	svod_allocation_put(alloc);
 	return ret;
 }

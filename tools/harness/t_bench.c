@@ -10,10 +10,13 @@
  * 2. The ALLOC+FREE ioctl pair (4 KiB) against two null ioctls, an unknown
  *    command (ENOTTY) and QUERY with nr_tiers 0, at 0, 1k, 10k and 100k
  *    allocations live in the tier (held by other open files), with RESOLVE
- *    and the pair at the smallest size for where the time goes. Medians.
+ *    and the pair at the smallest size for where the time goes. Medians;
+ *    the ratio to ENOTTY is the median of the rounds' own ratios.
  *
- * Each CPU figure is the best of several timed rounds of at least
- * BENCH_ROUND_MS, so a descheduled round on a shared host does not count.
+ * Each CPU figure is the median of BENCH_ROUNDS timed batches of about
+ * BENCH_ROUND_MS; the ioctl and the direct copy take turns batch by batch,
+ * and the clock is read per batch, never per copy (see measure()); the
+ * ratio printed is the median of the rounds' own ratios.
  * A kernel that refuses the sysfs mapping (CONFIG_IO_STRICT_DEVMEM while the
  * driver owns the BAR; boot with iomem=relaxed) gets the ioctl figures only.
  */
@@ -29,11 +32,11 @@
 #include "common.h"
 #include "tap.h"
 
-#define BENCH_ROUND_MS	100
-#define BENCH_ROUNDS	2
+#define BENCH_ROUND_MS	40
+#define BENCH_ROUNDS	9
 #define MAX_SIZE	(16u << 20)
 #define NULL_OPS	200
-#define NULL_ROUNDS	15
+#define NULL_ROUNDS	31
 #define NR_FILL_FILES	4
 #define FILL_PER_FILE	50000u
 /* An ioctl number svod does not know: the driver answers ENOTTY. */
@@ -79,28 +82,89 @@ static int run_op(enum op op, uint64_t h, uint8_t *buf, volatile uint8_t *bar,
 	return -EINVAL;
 }
 
-/* Best MB/s over BENCH_ROUNDS rounds, or a negative errno. */
-static double measure(enum op op, uint64_t h, uint8_t *buf,
-		      volatile uint8_t *bar, uint32_t len)
+static int cmp_double(const void *a, const void *b)
 {
-	double best = 0, t0, dt;
-	unsigned int r, n;
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Seconds for @n back-to-back runs of @op, or a negative errno. */
+static double time_batch(enum op op, uint64_t h, uint8_t *buf,
+			 volatile uint8_t *bar, uint32_t len, unsigned int n)
+{
+	double t0 = now_s();
+	unsigned int i;
 	int ret;
 
-	for (r = 0; r < BENCH_ROUNDS; r++) {
-		n = 0;
-		t0 = now_s();
-		do {
-			ret = run_op(op, h, buf, bar, len);
-			if (ret)
-				return ret;
-			n++;
-			dt = now_s() - t0;
-		} while (dt * 1000 < BENCH_ROUND_MS);
-		if ((double)len * n / dt / 1e6 > best)
-			best = (double)len * n / dt / 1e6;
+	for (i = 0; i < n; i++) {
+		ret = run_op(op, h, buf, bar, len);
+		if (ret)
+			return ret;
 	}
-	return best;
+	return now_s() - t0;
+}
+
+/* Enough runs of @op for one batch of about BENCH_ROUND_MS, or < 0. */
+static double batch_size(enum op op, uint64_t h, uint8_t *buf,
+			 volatile uint8_t *bar, uint32_t len)
+{
+	unsigned int n = 1;
+	double dt;
+
+	for (;;) {
+		dt = time_batch(op, h, buf, bar, len, n);
+		if (dt < 0)
+			return dt;
+		if (dt * 1000 >= BENCH_ROUND_MS / 4 || n >= (1u << 24))
+			break;
+		n *= 2;
+	}
+	return n * BENCH_ROUND_MS / 1000.0 / dt + 1;
+}
+
+/*
+ * MB/s of the ioctl @op and of the direct copy @dop over the same length,
+ * each the median of BENCH_ROUNDS batches of about BENCH_ROUND_MS, and in
+ * @ratio the median over the rounds of the two sides' ratio in that round
+ * (adjacent batches: a slow moment of a shared host cancels out). The two
+ * sides take turns round by round (which goes first alternates), so a busy
+ * host slows both alike, and the clock is read once per batch, not per
+ * copy (a guest whose clocksource is HPET pays a syscall and an MMIO read
+ * for each clock_gettime(), which would dilute both sides). Return: 0 or a
+ * negative errno.
+ */
+static int measure(enum op op, uint64_t h, uint8_t *buf, enum op dop,
+		   volatile uint8_t *bar, uint32_t len, double *mbs,
+		   double *direct, double *ratio)
+{
+	double rate[2][BENCH_ROUNDS], rt[BENCH_ROUNDS], n[2], dt;
+	unsigned int r, k, side, sides = bar ? 2 : 1;
+
+	for (side = 0; side < sides; side++) {
+		n[side] = side ? batch_size(dop, 0, buf, bar, len) :
+			  batch_size(op, h, buf, NULL, len);
+		if (n[side] < 0)
+			return (int)n[side];
+	}
+	for (r = 0; r < BENCH_ROUNDS; r++) {
+		for (k = 0; k < sides; k++) {
+			side = (k + r) % sides;
+			dt = side ? time_batch(dop, 0, buf, bar, len, n[side]) :
+			     time_batch(op, h, buf, NULL, len, n[side]);
+			if (dt < 0)
+				return (int)dt;
+			rate[side][r] = (double)len * n[side] / dt / 1e6;
+		}
+		rt[r] = bar ? rate[0][r] / rate[1][r] : 0;
+	}
+	for (side = 0; side < sides; side++)
+		qsort(rate[side], BENCH_ROUNDS, sizeof(double), cmp_double);
+	qsort(rt, BENCH_ROUNDS, sizeof(double), cmp_double);
+	*mbs = rate[0][BENCH_ROUNDS / 2];
+	*direct = bar ? rate[1][BENCH_ROUNDS / 2] : 0;
+	*ratio = rt[BENCH_ROUNDS / 2];
+	return 0;
 }
 
 static volatile uint8_t *map_wc(uint64_t *len)
@@ -133,26 +197,27 @@ static void bench_cpu(uint8_t *buf, volatile uint8_t *wc)
 	struct svod_alloc a;
 	uint64_t off = 0;
 	unsigned int i, dir;
-	double mbs, direct;
-	int ret;
+	double mbs, direct, ratio;
+	int ret, err;
 
 	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
 		ret = svod_alloc(fd, tier.id, sizes[i], 0, &a);
 		if (!ret && wc)
 			ret = ht_bar2_offset(&tier, a.device_addr, &off);
 		for (dir = 0; dir < 2; dir++) {
-			mbs = ret ? ret : measure(dir ? OP_READ : OP_STAGE, a.handle,
-						  buf, NULL, sizes[i]);
-			direct = !ret && wc ?
-				 measure(dir ? OP_MEMCPY_FROM : OP_MEMCPY_TO, 0, buf,
-					 wc + off, sizes[i]) : 0;
-			if (mbs <= 0) {
-				tap_ok(0, "bench_cpu_%s_%u (%d)", names[dir], sizes[i], (int)mbs);
+			mbs = direct = 0;
+			err = ret ? ret :
+			      measure(dir ? OP_READ : OP_STAGE, a.handle, buf,
+				      dir ? OP_MEMCPY_FROM : OP_MEMCPY_TO,
+				      wc ? wc + off : NULL, sizes[i], &mbs, &direct,
+				      &ratio);
+			if (err || mbs <= 0) {
+				tap_ok(0, "bench_cpu_%s_%u (%d)", names[dir], sizes[i], err);
 				continue;
 			}
 			if (direct > 0)
 				printf("# bench: cpu %s %8u B: ioctl %9.1f MB/s, direct resource2_wc memcpy %9.1f MB/s, ratio %.2f\n",
-				       names[dir], sizes[i], mbs, direct, mbs / direct);
+				       names[dir], sizes[i], mbs, direct, ratio);
 			else
 				printf("# bench: cpu %s %8u B: ioctl %9.1f MB/s (no direct mapping)\n",
 				       names[dir], sizes[i], mbs);
@@ -193,21 +258,18 @@ static int run_null_op(enum null_op op, uint64_t h)
 	return -EINVAL;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /*
  * Per-op ns of each of @nr ops, median over NULL_ROUNDS rounds in which the
- * ops take turns (NULL_OPS each), so a busy host slows them alike. 0 or
- * the first negative errno.
+ * ops take turns (NULL_OPS each), so a busy host slows them alike; and in
+ * @ratio[k] the median over the rounds of op k's time over twice op 0's in
+ * the same round (a pair against two null ioctls measured a few ms apart,
+ * so a slow moment of a shared host cancels out). 0 or the first negative
+ * errno.
  */
-static int null_ns(const enum null_op *ops, unsigned int nr, uint64_t h, double *out)
+static int null_ns(const enum null_op *ops, unsigned int nr, uint64_t h,
+		   double *out, double *ratio)
 {
-	double t0, ns[8][NULL_ROUNDS];
+	double t0, ns[8][NULL_ROUNDS], rt[8][NULL_ROUNDS];
 	unsigned int r, i, k;
 	int ret;
 
@@ -221,10 +283,14 @@ static int null_ns(const enum null_op *ops, unsigned int nr, uint64_t h, double 
 			}
 			ns[k][r] = (now_s() - t0) * 1e9 / NULL_OPS;
 		}
+		for (k = 0; k < nr; k++)
+			rt[k][r] = ns[k][r] / (2 * ns[0][r]);
 	}
 	for (k = 0; k < nr; k++) {
 		qsort(ns[k], NULL_ROUNDS, sizeof(ns[k][0]), cmp_double);
+		qsort(rt[k], NULL_ROUNDS, sizeof(rt[k][0]), cmp_double);
 		out[k] = ns[k][NULL_ROUNDS / 2];
+		ratio[k] = rt[k][NULL_ROUNDS / 2];
 	}
 	return 0;
 }
@@ -269,7 +335,8 @@ static void bench_alloc_free(void)
 	static const enum null_op ops[] = {
 		NOP_ENOTTY, NOP_QUERY, NOP_RESOLVE, NOP_PAIR_4K, NOP_PAIR_MIN,
 	};
-	double ns[ARRAY_SIZE(ops)], enotty, query, resolve, pair, pair_min;
+	double ns[ARRAY_SIZE(ops)], rt[ARRAY_SIZE(ops)], enotty, query, resolve;
+	double pair, pair_min;
 	unsigned int l, f, held = 0;
 	struct svod_alloc a;
 	int ret;
@@ -280,7 +347,7 @@ static void bench_alloc_free(void)
 		if (!ret)
 			ret = svod_alloc(fd, tier.id, tier.align, 0, &a);
 		if (!ret) {
-			ret = null_ns(ops, ARRAY_SIZE(ops), a.handle, ns);
+			ret = null_ns(ops, ARRAY_SIZE(ops), a.handle, ns, rt);
 			svod_free(fd, a.handle);
 		}
 		if (ret) {
@@ -293,7 +360,7 @@ static void bench_alloc_free(void)
 		pair = ns[3];
 		pair_min = ns[4];
 		printf("# bench: ioctl live=%-6u alloc+free 4 KiB pair %6.0f ns: %.2fx two ENOTTY ioctls (%.0f ns each), %.2fx two QUERY nr_tiers=0 (%.0f ns each)\n",
-		       levels[l], pair, pair / (2 * enotty), enotty, pair / (2 * query), query);
+		       levels[l], pair, rt[3], enotty, pair / (2 * query), query);
 		printf("# bench: ioctl live=%-6u where it goes: pair at %llu B (scrub %llu B) %.0f ns, RESOLVE %.0f ns\n",
 		       levels[l], (unsigned long long)tier.align,
 		       (unsigned long long)tier.align, pair_min, resolve);
