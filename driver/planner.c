@@ -8,6 +8,7 @@
 #include <linux/uaccess.h>
 
 #include "core/plan.h"
+#include "core/tlsf.h"
 #include "ioctl.h"
 #include "svod.h"
 
@@ -33,6 +34,21 @@ static int svod_plan_run_req(struct svod_plan *req,
 	return ret;
 }
 
+/*
+ * The parameters core/plan.c refuses with -EINVAL, checked before a byte is
+ * allocated or copied: an argument error is -EINVAL whatever the memory
+ * state (core/plan.c checks them again; keep the two in step).
+ */
+static int svod_plan_check_req(const struct svod_plan *req)
+{
+	if (!req->arena_size || !req->block_size ||
+	    req->lv2_cnt > SVOD_TLSF_MAX_LV2_CNT)
+		return -EINVAL;
+	if (req->strategy != SVOD_PLAN_TLSF && req->strategy != SVOD_PLAN_BEST)
+		return -EINVAL;
+	return 0;
+}
+
 /**
  * svod_plan_ioctl() - SVOD_IOCTL_PLAN
  * @sf: the file (unused: plans are stateless)
@@ -46,9 +62,12 @@ static int svod_plan_run_req(struct svod_plan *req,
  * where it stopped in failed_event.
  *
  * Context: process context; sleeps, stops on a fatal signal.
+ * Argument errors come first: flags, pad2 and the parameters (arena_size,
+ * block_size, lv2_cnt, strategy) are checked before nr_events against
+ * max_plan_events and before any memory is allocated or copied.
+ *
  * Return: 0; -EINVAL for unknown flags, nonzero pad2, or a bad event or
- * parameter; -E2BIG
- * beyond max_plan_events; -EFAULT; -ENOMEM; -ENOSPC if the arena is too
+ * parameter; -E2BIG beyond max_plan_events; -EFAULT; -ENOMEM; -ENOSPC if the arena is too
  * small; -EINTR on a fatal signal.
  */
 int svod_plan_ioctl(struct svod_file *sf, void *data)
@@ -62,7 +81,7 @@ int svod_plan_ioctl(struct svod_file *sf, void *data)
 	req->lower_bound = 0;
 	req->failed_event = ~0U;
 	req->strategy_used = SVOD_PLAN_USED_TLSF;
-	if (req->flags || req->pad2)
+	if (req->flags || req->pad2 || svod_plan_check_req(req))
 		return -EINVAL;
 	if (req->nr_events > READ_ONCE(svod_max_plan_events))
 		return -E2BIG;

@@ -521,6 +521,93 @@ static void many_tables_never_share_a_handle(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, svod_handle_lookup(&ctx->tbl, live), (void *)&ctx->objs[0]);
 }
 
+/*
+ * Every tag held: 2^20 tables at once (open files cannot reach that in the
+ * guest; the registry can). The next table init fails with -ENFILE and
+ * changes nothing; once one holder goes, the next init gets exactly that tag,
+ * and its generations start above the tag's floor, so none of the handles
+ * the tag issued before resolves again. A tag given back leaves the
+ * registry as full as before: -ENFILE again.
+ */
+static void every_tag_held_is_enfile(struct kunit *test)
+{
+	struct handle_ctx *ctx = test->priv;
+	const u32 n = SVOD_HANDLE_NR_TAGS;
+	struct svod_handle_table *t, extra;
+	unsigned long *seen;
+	u32 i, taken, victim = n / 2, dup = 0, bad_init = 0;
+	u64 old[3], h;
+	int ret;
+
+	t = kvcalloc(n, sizeof(*t), GFP_KERNEL);
+	seen = kunit_kzalloc(test, BITS_TO_LONGS(n) * sizeof(long), GFP_KERNEL);
+	if (!t || !seen) {
+		kvfree(t);
+		KUNIT_FAIL(test, "no memory for %u tables", n);
+		return;
+	}
+	/* TAG issues three generations of slot 0, then goes: its floor is 3. */
+	for (i = 0; i < 3; i++) {
+		KUNIT_ASSERT_EQ(test, svod_handle_alloc(&ctx->tbl, &ctx->objs[i], GFP_KERNEL,
+							&old[i]), 0);
+		KUNIT_ASSERT_EQ(test, svod_handle_free(&ctx->tbl, old[i], NULL), 0);
+	}
+	release_table(&ctx->tbl, &ctx->owners);
+	KUNIT_ASSERT_EQ(test, ctx->owners.nr_live, 0U);
+
+	svod_handle_owners_set_next(&ctx->owners, TAG + 1);
+	for (i = 0; i < n; i++) {
+		ret = svod_handle_table_init(&t[i], &ctx->owners, 4, GFP_KERNEL);
+		if (ret) {
+			bad_init++;
+			break;
+		}
+		dup += __test_and_set_bit(t[i].tag, seen);
+		if (t[i].tag == TAG)
+			victim = i;
+		if (!(i % 4096))
+			cond_resched();
+	}
+	taken = i;
+	KUNIT_EXPECT_EQ_MSG(test, bad_init, 0U, "table %u of %u: %d", i, n, ret);
+	KUNIT_EXPECT_EQ(test, dup, 0U);
+	KUNIT_EXPECT_EQ(test, ctx->owners.nr_live, n);
+	KUNIT_EXPECT_EQ(test, t[victim].tag, (u32)TAG);
+	KUNIT_EXPECT_EQ(test, t[victim].base, 3U);
+	if (bad_init)
+		goto out;
+
+	/* Full: -ENFILE, twice, and the registry is as it was. */
+	KUNIT_EXPECT_EQ(test, svod_handle_table_init(&extra, &ctx->owners, 4, GFP_KERNEL),
+			-ENFILE);
+	KUNIT_EXPECT_EQ(test, svod_handle_table_init(&extra, &ctx->owners, 4, GFP_KERNEL),
+			-ENFILE);
+	KUNIT_EXPECT_EQ(test, ctx->owners.nr_live, n);
+
+	/* TAG's holder goes: the next init takes TAG, above its floor. */
+	svod_handle_table_fini(&t[victim], &ctx->owners);
+	KUNIT_ASSERT_EQ(test, svod_handle_table_init(&t[victim], &ctx->owners, 4, GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, t[victim].tag, (u32)TAG);
+	KUNIT_EXPECT_EQ(test, t[victim].base, 3U);
+	KUNIT_ASSERT_EQ(test, svod_handle_alloc(&t[victim], &ctx->objs[3], GFP_KERNEL, &h), 0);
+	KUNIT_EXPECT_EQ(test, h, svod_handle_make(4, TAG, 0));
+	for (i = 0; i < 3; i++) {
+		KUNIT_EXPECT_NE(test, h, old[i]);
+		expect_stale(test, &t[victim], old[i]);
+	}
+	KUNIT_EXPECT_EQ(test, svod_handle_table_init(&extra, &ctx->owners, 4, GFP_KERNEL),
+			-ENFILE);
+out:
+	while (taken--) {
+		release_table(&t[taken], &ctx->owners);
+		if (!(taken % 4096))
+			cond_resched();
+	}
+	kvfree(t);
+	KUNIT_EXPECT_EQ(test, ctx->owners.nr_live, 0U);
+	init_table(test, &ctx->owners, &ctx->tbl, TAG, 16);
+}
+
 static struct kunit_case svod_handle_cases[] = {
 	KUNIT_CASE(handle_layout_is_gen_tag_slot),
 	KUNIT_CASE_PARAM(handle_script, h_scripts_gen_params),
@@ -532,6 +619,7 @@ static struct kunit_case svod_handle_cases[] = {
 	KUNIT_CASE(reused_tag_starts_above_floor),
 	KUNIT_CASE(exhausted_tag_is_skipped),
 	KUNIT_CASE(many_tables_never_share_a_handle),
+	KUNIT_CASE(every_tag_held_is_enfile),
 	{}
 };
 

@@ -17,6 +17,18 @@
  * returned fails with ENODEV (ALLOC: or ENOENT); the BAR, read through
  * sysfs resource2, does not change after the unbind while the threads go
  * on; a rebind brings the default tier back, clean.
+ *
+ * Then, checked by the host: the loaders run again on the rebound device and
+ * it is unbound under them once more, this time for good (driver_override
+ * keeps svod's later reload from binding it). Right after the unbind
+ * returns, the whole BAR 2 is filled with the sentinel byte 0xa5 through
+ * sysfs resource2 while the loaders go on for 300 ms; every call they start
+ * after the fill must fail with ENODEV (ALLOC: or ENOENT). Nothing touches
+ * the device afterwards: the line "# svod-bar-sentinel: <bar2-size> 0xa5"
+ * asks the host (tools/testing/verify_bar.py, after power-off) to check that
+ * every byte of the device's backing file still holds the sentinel, so a
+ * write of the driver after the unbind, at any time until power-off, fails
+ * the run.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,7 +44,9 @@
 #include "common.h"
 #include "tap.h"
 
-#define NR_CASES	16
+#define NR_CASES	24
+
+#define SENTINEL	0xa5
 
 #define DMA_LEN		(128u << 10)	/* two DMA chunks */
 #define LOAD_LEN	(64u << 10)
@@ -162,9 +176,10 @@ struct loader {
 	pthread_t thread;
 	uint32_t id;
 	uint64_t seed;
-	unsigned int ops, after, bad_after, mismatches, surprises;
+	unsigned int ops, after, after_fill, bad_after, mismatches, surprises;
 };
 
+/* 0: bound; 1: unbind returned; 2: the BAR holds the sentinel. */
 static int unbound, stop;
 
 static int expected(int ret, int is_alloc)
@@ -190,7 +205,8 @@ static void *load(void *arg)
 		after = __atomic_load_n(&unbound, __ATOMIC_ACQUIRE);
 		ret = svod_alloc(lfd, l->id, LOAD_LEN, 0, &a);
 		l->ops++;
-		l->after += after;
+		l->after += after != 0;
+		l->after_fill += after == 2;
 		l->bad_after += after && ret != -ENODEV && ret != -ENOENT;
 		l->surprises += !expected(ret, 1);
 		if (ret)
@@ -216,24 +232,32 @@ out:
 	return NULL;
 }
 
-/* FNV-1a of BAR 2 of @bdf read through sysfs; 0 if it cannot be read. */
-static uint64_t bar_hash(const char *bdf)
+/* Maps BAR 2 of @bdf through sysfs resource2; NULL if it cannot. */
+static void *bar_map(const char *bdf, int prot, uint64_t *size)
 {
 	char path[256];
-	uint64_t size, h = 1469598103934665603ULL, i;
-	const volatile uint64_t *p;
 	void *m;
 	int f;
 
-	if (ht_bar_size(bdf, 2, &size))
-		return 0;
+	if (ht_bar_size(bdf, 2, size))
+		return NULL;
 	snprintf(path, sizeof(path), SVOD_SYSFS_DEVICES "/%s/resource2", bdf);
-	f = open(path, O_RDONLY);
+	f = open(path, prot & PROT_WRITE ? O_RDWR : O_RDONLY);
 	if (f < 0)
-		return 0;
-	m = mmap(NULL, size, PROT_READ, MAP_SHARED, f, 0);
+		return NULL;
+	m = mmap(NULL, *size, prot, MAP_SHARED, f, 0);
 	close(f);
-	if (m == MAP_FAILED)
+	return m == MAP_FAILED ? NULL : m;
+}
+
+/* FNV-1a of BAR 2 of @bdf read through sysfs; 0 if it cannot be read. */
+static uint64_t bar_hash(const char *bdf)
+{
+	uint64_t size, h = 1469598103934665603ULL, i;
+	const volatile uint64_t *p;
+	void *m = bar_map(bdf, PROT_READ, &size);
+
+	if (!m)
 		return 0;
 	p = m;
 	for (i = 0; i < size / 8; i++)
@@ -242,9 +266,124 @@ static uint64_t bar_hash(const char *bdf)
 	return h ? h : 1;
 }
 
+static void start_loaders(struct loader *l, uint32_t id, uint64_t seed)
+{
+	unsigned int i;
+
+	__atomic_store_n(&unbound, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&stop, 0, __ATOMIC_RELEASE);
+	for (i = 0; i < NR_LOADERS; i++) {
+		memset(&l[i], 0, sizeof(l[i]));
+		l[i].id = id;
+		l[i].seed = seed + i + 1;
+		pthread_create(&l[i].thread, NULL, load, &l[i]);
+	}
+}
+
+/* Stops and joins the loaders; @sum gets their counts added up. */
+static void stop_loaders(struct loader *l, struct loader *sum)
+{
+	unsigned int i;
+
+	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
+	memset(sum, 0, sizeof(*sum));
+	for (i = 0; i < NR_LOADERS; i++) {
+		pthread_join(l[i].thread, NULL);
+		sum->ops += l[i].ops;
+		sum->after += l[i].after;
+		sum->after_fill += l[i].after_fill;
+		sum->bad_after += l[i].bad_after;
+		sum->mismatches += l[i].mismatches;
+		sum->surprises += l[i].surprises;
+	}
+}
+
+/* Bytes of @m (@size) that are not @byte. */
+static uint64_t count_not(const volatile uint8_t *m, uint64_t size, uint8_t byte)
+{
+	uint64_t i, n = 0;
+
+	for (i = 0; i < size; i++)
+		n += m[i] != byte;
+	return n;
+}
+
+/* Keeps any driver from binding @bdf again (svod's reload included). */
+static int no_driver(const char *bdf)
+{
+	char path[256];
+	int f, ok;
+
+	snprintf(path, sizeof(path), SVOD_SYSFS_DEVICES "/%s/driver_override", bdf);
+	f = open(path, O_WRONLY);
+	if (f < 0)
+		return -errno;
+	ok = write(f, "none", 4) == 4;
+	close(f);
+	return ok ? 0 : -EIO;
+}
+
+/*
+ * The device is unbound under load for good; the BAR is filled with the
+ * sentinel right after, and the host checks it still holds it at power-off.
+ */
+static void test_sentinel(uint64_t seed)
+{
+	struct loader l[NR_LOADERS], sum;
+	struct svod_tier_info t1;
+	volatile uint8_t *bar;
+	uint64_t size = 0, wrong_fill = ~0ULL, wrong_end = ~0ULL, i;
+	double ms;
+	int ret, ov;
+
+	if (!have_dev1 || svod_tier_by_device(fd, bdf1, &t1)) {
+		for (i = 0; i < 8; i++)
+			tap_skip("no second device", "sentinel case %llu", (unsigned long long)i);
+		return;
+	}
+	start_loaders(l, t1.id, seed + 100);
+	usleep(500 * 1000);
+	ret = TIMED(&ms, svod_driver_bind(bdf1, 0));
+	__atomic_store_n(&unbound, 1, __ATOMIC_RELEASE);
+	tap_errno(ret, 0, "sentinel_unbind_under_load (%.1f ms)", ms);
+	ov = no_driver(bdf1);
+	tap_errno(ov, 0, "sentinel_device_kept_unbound (driver_override)");
+	bar = bar_map(bdf1, PROT_READ | PROT_WRITE, &size);
+	if (bar) {
+		for (i = 0; i < size; i += 8)
+			*(volatile uint64_t *)(bar + i) = 0x0101010101010101ULL * SENTINEL;
+		__sync_synchronize();
+		wrong_fill = count_not(bar, size, SENTINEL);
+	}
+	__atomic_store_n(&unbound, 2, __ATOMIC_RELEASE);
+	tap_ok(bar && wrong_fill == 0, "sentinel_filled_after_unbind (%llu bytes, %llu wrong)",
+	       (unsigned long long)size, (unsigned long long)wrong_fill);
+	usleep(300 * 1000);
+	stop_loaders(l, &sum);
+	if (bar)
+		wrong_end = count_not(bar, size, SENTINEL);
+	tap_ok(bar && wrong_end == 0, "sentinel_intact_after_load (%llu wrong)",
+	       (unsigned long long)wrong_end);
+	tap_ok(sum.after_fill > 0 && sum.ops > sum.after,
+	       "sentinel_loaders_called_after_fill (%u ops, %u after unbind, %u after fill)",
+	       sum.ops, sum.after, sum.after_fill);
+	tap_ok(sum.bad_after == 0, "sentinel_every_call_after_unbind_enodev (%u did not)",
+	       sum.bad_after);
+	tap_ok(sum.mismatches == 0 && sum.surprises == 0,
+	       "sentinel_reads_match_and_errnos_documented (%u mismatches, %u surprises)",
+	       sum.mismatches, sum.surprises);
+	ret = svod_tier_by_device(fd, bdf1, &t1);
+	tap_ok(ret == -ENODEV || ret == -ENOENT, "sentinel_device_has_no_tier (%s)", ht_err(ret));
+	if (bar)
+		munmap((void *)bar, size);
+	/* The host's check (verify_bar.py); nothing touches the device after this. */
+	if (bar && !wrong_end && !ov)
+		tap_diag("svod-bar-sentinel: %llu 0x%02x", (unsigned long long)size, SENTINEL);
+}
+
 static void test_unbind_load(uint64_t seed)
 {
-	struct loader l[NR_LOADERS];
+	struct loader l[NR_LOADERS], sum;
 	struct svod_tier_info t1;
 	unsigned int i, ops = 0, after = 0, bad = 0, mism = 0, surp = 0;
 	uint64_t h1, h2;
@@ -256,12 +395,7 @@ static void test_unbind_load(uint64_t seed)
 			tap_skip("no second device", "unbind_load case %u", i);
 		return;
 	}
-	for (i = 0; i < NR_LOADERS; i++) {
-		memset(&l[i], 0, sizeof(l[i]));
-		l[i].id = t1.id;
-		l[i].seed = seed + i + 1;
-		pthread_create(&l[i].thread, NULL, load, &l[i]);
-	}
+	start_loaders(l, t1.id, seed);
 	usleep(500 * 1000);
 	ret = TIMED(&ms, svod_driver_bind(bdf1, 0));
 	__atomic_store_n(&unbound, 1, __ATOMIC_RELEASE);
@@ -269,15 +403,12 @@ static void test_unbind_load(uint64_t seed)
 	h1 = bar_hash(bdf1);
 	usleep(300 * 1000);
 	h2 = bar_hash(bdf1);
-	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
-	for (i = 0; i < NR_LOADERS; i++) {
-		pthread_join(l[i].thread, NULL);
-		ops += l[i].ops;
-		after += l[i].after;
-		bad += l[i].bad_after;
-		mism += l[i].mismatches;
-		surp += l[i].surprises;
-	}
+	stop_loaders(l, &sum);
+	ops = sum.ops;
+	after = sum.after;
+	bad = sum.bad_after;
+	mism = sum.mismatches;
+	surp = sum.surprises;
 	tap_ok(h1 && h1 == h2 && h2 == bar_hash(bdf1),
 	       "bar_unchanged_after_unbind (0x%llx)", (unsigned long long)h1);
 	tap_ok(ops > after && after > 0, "loaders_ran_before_and_after (%u ops, %u after)",
@@ -312,6 +443,7 @@ int main(void)
 	}
 	test_stall();
 	test_unbind_load(seed);
+	test_sentinel(seed);
 	close(fd);
 	return tap_done();
 }

@@ -27,6 +27,17 @@ SPLAT = re.compile(
     r"blocked for more than|UBSAN:|list_(add|del) corruption|"
     r"unreferenced object"
 )
+# t_failnth's page-allocation sweep: between these kernel log lines an
+# injected page allocation failure may be reported by its caller (SLUB that
+# could not grow a cache, vmalloc or the page allocator called without
+# __GFP_NOWARN). Such a report and the call trace it dumps are not splats
+# there; anything else is (see allowed_alloc_reports()).
+SWEEP_BEGIN = "svod-failnth: page-alloc sweep begin"
+SWEEP_END = "svod-failnth: page-alloc sweep end"
+ALLOC_REPORT = re.compile(
+    r"page allocation failure: order:|vmalloc error: size|SLUB: Unable to allocate memory")
+# The only splat pattern an allocation-failure report may show.
+REPORT_SPLAT = re.compile(r"^\s*Call Trace:\s*$")
 KTAP_RESULT = re.compile(r"^(\s*)(not ok|ok) (\d+) (?:- )?(.*?)(?:\s+#\s*(SKIP.*))?$")
 SUBTEST = re.compile(r"^(\s*)# Subtest: (\S+)")
 
@@ -242,8 +253,54 @@ def judge_harness(v, harness):
         v.add(False, "harness ran (no t_* binary ran in the guest)")
 
 
+def allowed_alloc_reports(console):
+    """Indexes of console lines that belong to an allocation-failure report
+    between the page-alloc sweep markers, and whose SPLAT match is only the
+    report's own "Call Trace:" line.
+
+    A report starts at its ALLOC_REPORT line and ends with the call trace's
+    "</TASK>" line (SLUB's report has no trace: it is its header and the
+    indented lines after it). A report whose trace shows a frame of svod.ko
+    ("[svod]") is not let through: svod's own allocations that can fail on
+    the user's behalf must pass __GFP_NOWARN. Any other splat pattern inside
+    a report (WARNING, BUG, KASAN, lockdep, Oops, ...) stays a splat and
+    makes the whole report one, as does a report outside the markers.
+    """
+    allowed = set()
+    inside = False
+    i = 0
+    while i < len(console):
+        line = console[i]
+        if SWEEP_BEGIN in line:
+            inside = True
+        elif SWEEP_END in line:
+            inside = False
+        elif inside and ALLOC_REPORT.search(line):
+            block = [i]
+            j = i + 1
+            if "SLUB: Unable" in line:
+                while j < len(console) and console[j].startswith("  "):
+                    block.append(j)
+                    j += 1
+            else:
+                while j < len(console) and SWEEP_END not in console[j]:
+                    block.append(j)
+                    j += 1
+                    if console[j - 1].strip() == "</TASK>":
+                        break
+            other = any(SPLAT.search(console[k]) and not REPORT_SPLAT.match(console[k])
+                        for k in block)
+            if not other and not any("[svod]" in console[k] for k in block):
+                allowed.update(k for k in block if REPORT_SPLAT.match(console[k]))
+            i = j
+            continue
+        i += 1
+    return allowed
+
+
 def find_splats(console, harness):
-    hits = [l for l in console if SPLAT.search(l)]
+    allowed = allowed_alloc_reports(console)
+    hits = [l for k, l in enumerate(console) if SPLAT.search(l) and k not in allowed]
     inside = False
     for line in harness:
         if line.startswith("svod-kmemleak: begin"):
@@ -253,6 +310,56 @@ def find_splats(console, harness):
         elif inside and line.strip():
             hits.append("kmemleak: " + line)
     return hits
+
+
+def judge_sweep_selftest(s, console, splats):
+    """The page-alloc sweep's allowance, on the selftest module's real
+    reports (svod_selftest.c) and on made-up logs: only an allocation-failure
+    report between the markers is let through, and nothing else."""
+    begin = next((k for k, l in enumerate(console) if SWEEP_BEGIN in l), None)
+    end = next((k for k, l in enumerate(console) if SWEEP_END in l), None)
+    allowed = allowed_alloc_reports(console)
+    if begin is None or end is None:
+        s.add(False, "selftest module wrote the page-alloc sweep markers")
+        return
+    inside = [k for k in range(begin, end) if ALLOC_REPORT.search(console[k])]
+    s.add(bool(inside) and bool(allowed) and all(begin < k < end for k in allowed),
+          "judge lets through the allocation-failure report inside the page-alloc markers",
+          f"{len(inside)} reports inside, {len(allowed)} trace lines let through")
+    s.add(any("WARNING:" in l and "svod_selftest_warn_in_sweep" in l for l in splats),
+          "judge reports the WARN inside the page-alloc markers")
+    after = [k for k in range(end, len(console)) if ALLOC_REPORT.search(console[k])]
+    traces = [k for k in range(end, len(console)) if REPORT_SPLAT.match(console[k])]
+    s.add(bool(after) and bool(traces) and not any(k in allowed for k in traces),
+          "judge reports the allocation-failure report after the page-alloc markers",
+          f"{len(after)} reports after the end marker")
+
+    def splat_count(lines):
+        allow = allowed_alloc_reports(lines)
+        return sum(1 for k, l in enumerate(lines) if SPLAT.search(l) and k not in allow)
+
+    report = ["insmod: vmalloc error: size 1, exceeds total pages, mode:0xcc0(GFP_KERNEL)",
+              "CPU: 0 PID: 1 Comm: insmod Not tainted 6.1.0 #1", "Call Trace:", " <TASK>",
+              " dump_stack_lvl+0x45/0x5e", " warn_alloc+0x16a/0x1f0", " </TASK>"]
+    cases = [
+        ([SWEEP_BEGIN] + report + [SWEEP_END], 0, "a report inside the markers"),
+        (report, 1, "a report without the markers"),
+        ([SWEEP_BEGIN, SWEEP_END] + report, 1, "a report after the markers"),
+        ([SWEEP_BEGIN] + report[:5] + [" svod_plan_ioctl+0x2a/0x90 [svod]"] + report[5:]
+         + [SWEEP_END], 1, "a report inside the markers with a svod.ko frame"),
+        ([SWEEP_BEGIN] + report[:4] + ["BUG: KASAN: slab-out-of-bounds in x"] + report[4:]
+         + [SWEEP_END], 2, "a KASAN report inside an allocation report"),
+        ([SWEEP_BEGIN, "WARNING: CPU: 0 PID: 1 at x.c:1 f+0x1/0x2", "Call Trace:",
+          SWEEP_END], 2, "a WARNING inside the markers"),
+        ([SWEEP_BEGIN, "SLUB: Unable to allocate memory on node -1, gfp=0xcc0(GFP_KERNEL)",
+          "  cache: kmalloc-64, object size: 64, buffer size: 64, default order: 0",
+          "  node 0: slabs: 1, objs: 64, free: 0", "INFO: lockdep is turned off.",
+          SWEEP_END], 1, "lockdep INFO right after SLUB's report"),
+    ]
+    for lines, want, what in cases:
+        got = splat_count(lines)
+        s.add(got == want, f"judge counts {want} splat(s) in {what} (made-up log)",
+              f"counted {got}")
 
 
 def main():
@@ -300,6 +407,7 @@ def main():
         s.add(caught_kunit, "judge reports the deliberately failing KUnit case")
         s.add(caught_warn, "judge reports the deliberate WARN_ON")
         s.add(any(good for good, _ in v.lines), "judge counts the passing KUnit case")
+        judge_sweep_selftest(s, console, splats)
         v = s
     else:
         for hit in splats:
