@@ -17,7 +17,9 @@
  *    threads faulting the mapping while it is freed see SIGBUS and never
  *    the next owner's bytes. With fault injection (test kernel), every
  *    failed allocation of MAP_OFFSET and mmap() is ENOMEM (or EFAULT) and
- *    leaves nothing behind.
+ *    leaves nothing behind, and every failed allocation (page tables) of the
+ *    first read or write of a mapping is retried by the kernel: the access
+ *    sees the right bytes, never a signal (Documentation/svod.rst).
  * 5. Figures: memcpy into and out of the svod mapping against the same
  *    range mapped through resource2_wc just after it (and, for reference,
  *    through one whole-BAR mapping), 4 KiB to 16 MiB ("# bench:" lines):
@@ -45,6 +47,7 @@
 #define BENCH_ROUNDS	2
 #define BENCH_PAIRS	3
 #define MAX_SIZE	(16u << 20)
+#define SZ_2M		(2ul << 20)
 #define RACE_THREADS	4
 #define RACE_ROUNDS	20
 #define RACE_PAGES	16
@@ -54,7 +57,7 @@ static const uint32_t sizes[] = {
 	4u << 10, 64u << 10, 256u << 10, 1u << 20, 4u << 20, 16u << 20,
 };
 
-#define NR_CASES	(51 + ARRAY_SIZE(sizes) * 2)
+#define NR_CASES	(53 + ARRAY_SIZE(sizes) * 2)
 
 static int fd = -1;
 static size_t page;
@@ -648,6 +651,176 @@ out:
 		close(wait);
 }
 
+#define DBG		"/sys/kernel/debug/"
+#define FAULT_PAGES	4
+#define FAULT_WRITE_LEN	64
+#define FAULT_MAX_N	64
+
+/* How a fault child ended (its exit status). */
+enum { FAULT_FIRED, FAULT_CLEAN, FAULT_WRONG, FAULT_SETUP };
+
+/* A debugfs attribute the fault sweep sets, and its old value. */
+struct dbg_attr {
+	const char *rel;
+	const char *val;
+	char saved[16];
+};
+
+static int dbg_io(const char *rel, char *buf, size_t len, int wr)
+{
+	char path[128];
+	ssize_t n;
+	int f;
+
+	snprintf(path, sizeof(path), DBG "%s", rel);
+	f = open(path, (wr ? O_WRONLY : O_RDONLY) | O_CLOEXEC);
+	if (f < 0)
+		return -errno;
+	n = wr ? write(f, buf, strlen(buf)) : read(f, buf, len - 1);
+	if (!wr && n >= 0)
+		buf[n] = '\0';
+	close(f);
+	return n < 0 ? -errno : 0;
+}
+
+/* Saves, then sets, every attribute of @a. Return: 0 or the first -errno. */
+static int dbg_set(struct dbg_attr *a, unsigned int nr)
+{
+	char v[16];
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; i < nr && !ret; i++) {
+		ret = dbg_io(a[i].rel, a[i].saved, sizeof(a[i].saved), 0);
+		snprintf(v, sizeof(v), "%s", a[i].val);
+		ret = ret ? ret : dbg_io(a[i].rel, v, sizeof(v), 1);
+	}
+	return ret;
+}
+
+static void dbg_restore(struct dbg_attr *a, unsigned int nr)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		if (a[i].saved[0] && dbg_io(a[i].rel, a[i].saved, sizeof(a[i].saved), 1))
+			tap_diag("could not restore " DBG "%s", a[i].rel);
+}
+
+/*
+ * One child of the fault sweep: maps the allocation at @off at a 2 MiB
+ * aligned address that no page table covers yet (so the fault must
+ * allocate at least a PTE page), arms fail-nth = @n and touches the
+ * mapping: reads all of it and compares it with @want (@write 0), or writes
+ * @want's first FAULT_WRITE_LEN bytes into it (the parent reads them back).
+ * Exits with FAULT_FIRED (the armed point fired, the bytes are right),
+ * FAULT_CLEAN (the touch used fewer than @n points), FAULT_WRONG or
+ * FAULT_SETUP; a signal kills it.
+ */
+static void fault_child(uint64_t off, const uint8_t *want, unsigned int n, int write)
+{
+	size_t len = FAULT_PAGES * page;
+	uint8_t *res, *base, *p, scratch[FAULT_WRITE_LEN];
+	char v[16] = "";
+	int ff, ok, fired;
+
+	res = mmap(NULL, 2 * SZ_2M, PROT_NONE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (res == MAP_FAILED)
+		_exit(FAULT_SETUP);
+	base = (uint8_t *)(((uintptr_t)res + SZ_2M - 1) & ~(SZ_2M - 1));
+	p = mmap(base, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, (off_t)off);
+	ff = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
+	if (p != base || ff < 0)
+		_exit(FAULT_SETUP);
+	/* Whatever the touch uses besides the mapping is in place already. */
+	memcpy(scratch, want, sizeof(scratch));
+	ok = !memcmp(scratch, want, sizeof(scratch));
+	if (fail_nth(ff, n))
+		_exit(FAULT_SETUP);
+	if (write)
+		memcpy(p, want, FAULT_WRITE_LEN);
+	else
+		ok = !memcmp(p, want, len);
+	/* 0: the point fired; EFAULT: this read's own copy was the n-th. */
+	fired = pread(ff, v, sizeof(v) - 1, 0) > 0 && atoi(v) == 0;
+	fail_nth(ff, 0);
+	_exit(!ok ? FAULT_WRONG : fired ? FAULT_FIRED : FAULT_CLEAN);
+}
+
+/*
+ * Fault injection (test kernel) into the fault handler's path: the 1st,
+ * 2nd, ... injection point of the first touch of a fresh mapping fails
+ * (slab and page allocations: page tables, their locks), until the touch
+ * needs none. On 6.1 a failed page table allocation is VM_FAULT_OOM, which
+ * from user mode ends in pagefault_out_of_memory() and returns to retry the
+ * access (arch/x86/mm/fault.c), the injection is spent, and the retry
+ * succeeds: every round must see the right bytes, never a signal.
+ */
+static void test_fault_handler_injection(void)
+{
+	static const char *const names[] = { "read", "write" };
+	struct dbg_attr attrs[] = {
+		{ .rel = "failslab/ignore-gfp-wait", .val = "N" },
+		{ .rel = "failslab/verbose", .val = "0" },
+		{ .rel = "fail_usercopy/verbose", .val = "0" },
+		{ .rel = "fail_page_alloc/ignore-gfp-wait", .val = "N" },
+		/* User data pages (GFP_HIGHUSER) stay out: page tables are not. */
+		{ .rel = "fail_page_alloc/ignore-gfp-highmem", .val = "Y" },
+		{ .rel = "fail_page_alloc/min-order", .val = "0" },
+		{ .rel = "fail_page_alloc/verbose", .val = "0" },
+	};
+	size_t len = FAULT_PAGES * page;
+	uint8_t *want = malloc(len), back[FAULT_WRITE_LEN];
+	unsigned int n, write, fired, clean;
+	struct svod_alloc a;
+	uint64_t off = 0;
+	int ret, aret, st;
+	pid_t pid;
+
+	if (access(DBG "fail_page_alloc", F_OK) || access("/proc/thread-self/fail-nth", F_OK)) {
+		for (write = 0; write < 2; write++)
+			tap_skip("no fail_page_alloc or fail-nth (CONFIG_FAIL_PAGE_ALLOC)",
+				 "fault_%s_under_fail_nth", names[write]);
+		free(want);
+		return;
+	}
+	aret = want ? svod_alloc_flags(fd, tier.id, len, 0, SVOD_ALLOC_MAPPABLE, &a) : -ENOMEM;
+	ret = aret ? aret : svod_map_offset(fd, a.handle, &off, NULL);
+	ret = ret ? ret : dbg_set(attrs, ARRAY_SIZE(attrs));
+	for (write = 0; write < 2; write++) {
+		fired = clean = 0;
+		st = ret ? -1 : 0;
+		for (n = 1; n <= FAULT_MAX_N && !st && !clean; n++) {
+			fill(want, len, write ? 0x1000 + n : 0x3000);
+			if (svod_stage(fd, a.handle, 0, want, len, 0, NULL)) {
+				st = -1;
+				break;
+			}
+			if (write)
+				fill(want, FAULT_WRITE_LEN, 0x2000 + n);
+			pid = fork();
+			if (!pid)
+				fault_child(off, want, n, write);
+			st = pid < 0 ? -1 : ht_wait_exit(pid);
+			if (write && (st == FAULT_FIRED || st == FAULT_CLEAN) &&
+			    (svod_read(fd, a.handle, 0, back, sizeof(back), 0, NULL) ||
+			     memcmp(back, want, sizeof(back))))
+				st = FAULT_WRONG;
+			fired += st == FAULT_FIRED;
+			clean = st == FAULT_CLEAN;
+			st = st == FAULT_FIRED || st == FAULT_CLEAN ? 0 : st;
+		}
+		tap_ok(!st && clean && fired > 0,
+		       "fault_%s_under_fail_nth_retried_right_bytes (%s; %u injection points, child status %d at n=%u)",
+		       names[write], svod_errno_name(ret), fired, st, n - 1);
+	}
+	dbg_restore(attrs, ARRAY_SIZE(attrs));
+	if (!aret)
+		svod_free(fd, a.handle);
+	free(want);
+}
+
 static void test_unbind(void)
 {
 	struct svod_tier_info t;
@@ -821,6 +994,7 @@ int main(int argc, char **argv)
 	test_free_revokes();
 	test_race();
 	test_fault_injection();
+	test_fault_handler_injection();
 	bench();
 	test_tier_replacement();
 	test_unbind();
