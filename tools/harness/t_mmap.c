@@ -21,9 +21,10 @@
  *    first read or write of a mapping is retried by the kernel: the access
  *    sees the right bytes, never a signal (Documentation/svod.rst).
  * 5. Figures: memcpy into and out of the svod mapping against the same
- *    range mapped through resource2_wc just after it (and, for reference,
- *    through one whole-BAR mapping), 4 KiB to 16 MiB ("# bench:" lines):
- *    each the best of BENCH_PAIRS alternated measurements.
+ *    range mapped through resource2_wc (and, for reference, inside one
+ *    whole-BAR resource2_wc mapping), all at congruent addresses (bench()),
+ *    4 KiB to 16 MiB ("# bench:" lines): median times of copies that
+ *    alternate between the sides (bench_one()).
  * With --manifest, a keeper writes a pattern through a mapping and holds it
  * until power-off, for the host to find in the BAR's backing file.
  */
@@ -43,9 +44,14 @@
 #include "common.h"
 #include "tap.h"
 
-#define BENCH_ROUND_MS	100
-#define BENCH_ROUNDS	2
-#define BENCH_PAIRS	3
+#define BENCH_ROUND_MS	40
+#define BENCH_ROUNDS	31
+#define BENCH_SAMPLES	(1u << 15)
+#define BENCH_MIN_SAMPLES	101
+#define BENCH_MAX_S	8.0
+#define BENCH_SAMPLE_BYTES	(256u << 10)
+/* Beyond the index bits of any TLB, QEMU's softmmu one (2^22 entries) too. */
+#define BENCH_SPAN	(1ul << 34)
 #define MAX_SIZE	(16u << 20)
 #define SZ_2M		(2ul << 20)
 #define RACE_THREADS	4
@@ -842,86 +848,186 @@ static void test_unbind(void)
 	tap_errno(ret, 0, "rebind_after_unbind");
 }
 
-/* Best MB/s of memcpy into (@to) or out of @bar over @len bytes. */
-static double measure(int to, uint8_t *buf, volatile uint8_t *bar, uint32_t len)
+/*
+ * Seconds per copy of @reps memcpy()s in a row into (@to) or out of @bar
+ * over @len bytes: enough in a row that reading the clock (HPET under QEMU,
+ * a few microseconds) is small beside them.
+ */
+static double copy_time(int to, uint8_t *buf, volatile uint8_t *bar, uint32_t len,
+			unsigned int reps)
 {
-	double best = 0, t0, dt;
-	unsigned int r, n;
+	double t0 = now_s();
+	unsigned int i;
 
-	for (r = 0; r < BENCH_ROUNDS; r++) {
-		n = 0;
-		t0 = now_s();
-		do {
-			if (to) {
-				memcpy((void *)bar, buf, len);
-				__sync_synchronize();
-			} else {
-				memcpy(buf, (const void *)bar, len);
-			}
-			n++;
-			dt = now_s() - t0;
-		} while (dt * 1000 < BENCH_ROUND_MS);
-		if ((double)len * n / dt / 1e6 > best)
-			best = (double)len * n / dt / 1e6;
+	for (i = 0; i < reps; i++) {
+		if (to) {
+			memcpy((void *)bar, buf, len);
+			__sync_synchronize();
+		} else {
+			memcpy(buf, (const void *)bar, len);
+		}
 	}
-	return best;
+	return (now_s() - t0) / reps;
 }
 
-static void bench(void)
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, unsigned int n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Reads a byte of every page: no fault is left for the timed copies. */
+static void prefault(volatile uint8_t *p, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i += page)
+		(void)p[i];
+}
+
+/* The sides of one measurement, in the order of their figures. */
+enum { SIDE_SVOD, SIDE_DIRECT, SIDE_WHOLE, SIDE_WHOLE_FREE, NR_SIDES };
+
+/*
+ * Where the benchmark maps: BENCH_SPAN-spaced slots of one PROT_NONE
+ * reservation, so the svod mapping, the same range through resource2_wc and
+ * the range inside a whole-BAR resource2_wc mapping all start at 2 MiB
+ * aligned addresses congruent modulo BENCH_SPAN (the same TLB sets, and the
+ * same distance to the buffer they copy to and from).
+ */
+static uint8_t *bench_reserve(size_t *len)
+{
+	uint8_t *res;
+
+	*len = 5 * BENCH_SPAN;
+	res = mmap(NULL, *len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	return res == MAP_FAILED ? NULL : res;
+}
+
+/* Maps @len bytes of @f at @off exactly at @addr. Return: 0 or -errno. */
+static int map_at(uint8_t *addr, size_t len, int f, uint64_t off)
+{
+	void *p = mmap(addr, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, f, (off_t)off);
+
+	return p == MAP_FAILED ? -errno : p == addr ? 0 : -EFAULT;
+}
+
+/*
+ * One size, one direction. Copies alternate between the sides one by one
+ * (ABCD ABCD ..., the first side rotated each round, BENCH_ROUNDS rounds
+ * of at least BENCH_ROUND_MS, and at least BENCH_MIN_SAMPLES copies of each
+ * side unless that takes BENCH_MAX_S), every copy timed on its own (copies
+ * below BENCH_SAMPLE_BYTES in runs of that many bytes), every mapping
+ * faulted in before the first: a slow spell of the host hits the sides
+ * alike, and the median copy time of each side, which a preempted copy
+ * does not move, gives its MB/s. Ratio: the direct side's median time over
+ * svod's.
+ */
+static void bench_one(int to, uint8_t *buf, uint32_t len, volatile uint8_t *const side[NR_SIDES],
+		      double *const t[NR_SIDES + 1])
 {
 	static const char *const names[] = { "read", "write" };
-	uint8_t *buf = malloc(MAX_SIZE), *p = NULL;
-	volatile uint8_t *q = MAP_FAILED;
-	struct svod_alloc a;
-	unsigned int i, to, r;
-	uint64_t off = 0;
-	double svod, direct, whole;
-	int ret;
+	unsigned int reps = len < BENCH_SAMPLE_BYTES ? BENCH_SAMPLE_BYTES / len : 1;
+	unsigned int r, k, s, n = 0;
+	double med[NR_SIDES], t0, start;
+	double *paired = t[NR_SIDES];
 
-	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
-		ret = buf && wc ? alloc_map(fd, sizes[i], &a, &p) : -ENOMEM;
-		ret = ret ? ret : ht_bar2_offset(&tier, a.device_addr, &off);
-		/* The same range through sysfs, mapped the same way, just after. */
-		if (!ret)
-			q = mmap(NULL, sizes[i], PROT_READ | PROT_WRITE, MAP_SHARED, wc_fd,
-				 (off_t)off);
-		ret = ret ? ret : q == MAP_FAILED ? -errno : 0;
-		for (to = 0; to < 2; to++) {
-			if (ret) {
-				tap_ok(0, "bench_mmap_%s_%u (%s)", names[to], sizes[i],
-				       svod_errno_name(ret));
-				continue;
-			}
-			memset(buf, 0x3c, sizes[i]);
-			/*
-			 * Touch first: the figures are of the copy, not the
-			 * faults. Then alternate, so a busy host slows both.
-			 */
-			measure(to, buf, p, sizes[i]);
-			measure(to, buf, q, sizes[i]);
-			for (r = 0, svod = direct = whole = 0; r < BENCH_PAIRS; r++) {
-				double m = measure(to, buf, p, sizes[i]);
-
-				svod = m > svod ? m : svod;
-				m = measure(to, buf, q, sizes[i]);
-				direct = m > direct ? m : direct;
-				m = measure(to, buf, wc + off, sizes[i]);
-				whole = m > whole ? m : whole;
-			}
-			printf("# bench: mmap %s %8u B: svod mapping %9.1f MB/s, direct resource2_wc memcpy %9.1f MB/s, ratio %.2f (whole-BAR resource2_wc mapping %.1f MB/s, ratio %.2f)\n",
-			       names[to], sizes[i], svod, direct, svod / direct, whole,
-			       svod / whole);
-			tap_ok(svod > 0 && direct > 0, "bench_mmap_%s_%u", names[to], sizes[i]);
-		}
-		if (q != MAP_FAILED)
-			munmap((void *)q, sizes[i]);
-		q = MAP_FAILED;
-		if (p) {
-			svod_unmap(p, a.capacity);
-			svod_free(fd, a.handle);
-		}
-		p = NULL;
+	memset(buf, 0x3c, len);
+	for (s = 0; s < NR_SIDES; s++) {
+		prefault(side[s], len);
+		copy_time(to, buf, side[s], len, reps);
 	}
+	start = now_s();
+	for (r = 0; (r < BENCH_ROUNDS || n < BENCH_MIN_SAMPLES) && n < BENCH_SAMPLES &&
+		    now_s() - start < BENCH_MAX_S; r++) {
+		t0 = now_s();
+		do {
+			for (k = 0; k < NR_SIDES; k++) {
+				s = (r + k) % NR_SIDES;
+				t[s][n] = copy_time(to, buf, side[s], len, reps);
+			}
+			/* The ratio of the copies of one group, a few ms apart. */
+			paired[n] = t[SIDE_DIRECT][n] / t[SIDE_SVOD][n];
+			n++;
+		} while (n < BENCH_SAMPLES && (now_s() - t0) * 1000 < BENCH_ROUND_MS);
+	}
+	for (s = 0; s < NR_SIDES; s++)
+		med[s] = median(t[s], n);
+	median(paired, n);
+	printf("# bench: mmap %s %8u B: svod mapping %7.1f MB/s, direct resource2_wc memcpy %7.1f MB/s, ratio %.2f (paired ratios' quartiles %.2f..%.2f; whole-BAR resource2_wc mapping %.1f MB/s, ratio %.2f; placed by mmap() %.1f MB/s, ratio %.2f; %u samples each)\n",
+	       names[to], len, len / med[SIDE_SVOD] / 1e6, len / med[SIDE_DIRECT] / 1e6,
+	       med[SIDE_DIRECT] / med[SIDE_SVOD], paired[n / 4], paired[n - 1 - n / 4],
+	       len / med[SIDE_WHOLE] / 1e6, med[SIDE_WHOLE] / med[SIDE_SVOD],
+	       len / med[SIDE_WHOLE_FREE] / 1e6, med[SIDE_WHOLE_FREE] / med[SIDE_SVOD], n);
+	tap_ok(med[SIDE_SVOD] > 0 && med[SIDE_DIRECT] > 0, "bench_mmap_%s_%u", names[to], len);
+}
+
+/*
+ * memcpy through the svod mapping against the same BAR range mapped through
+ * resource2_wc, both mapped at congruent addresses (bench_reserve()); for
+ * reference, the range inside one whole-BAR resource2_wc mapping at a
+ * congruent address, and inside the whole-BAR mapping where mmap() placed
+ * it at setup (wc): a different distance to the buffer, a different figure.
+ */
+static void bench(void)
+{
+	uint8_t *buf = malloc(MAX_SIZE), *res = NULL, *slot;
+	volatile uint8_t *side[NR_SIDES];
+	double *t[NR_SIDES + 1];
+	struct svod_alloc a;
+	unsigned int i, to, s;
+	uint64_t off = 0, moff = 0;
+	size_t res_len = 0;
+	int ret, aret;
+
+	for (s = 0; s <= NR_SIDES; s++) {
+		t[s] = malloc(BENCH_SAMPLES * sizeof(*t[s]));
+		if (!t[s]) {
+			free(buf);
+			buf = NULL;
+		}
+	}
+	if (buf)
+		memset(buf, 0, MAX_SIZE);
+	res = buf && wc && wc_len <= BENCH_SPAN ? bench_reserve(&res_len) : NULL;
+	/* The first 2 MiB aligned address of the reservation: slot 0. */
+	slot = res ? (uint8_t *)(((uintptr_t)res + SZ_2M - 1) & ~(SZ_2M - 1)) : NULL;
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		aret = slot ? svod_alloc_flags(fd, tier.id, sizes[i], 0, SVOD_ALLOC_MAPPABLE, &a) :
+			      -ENOMEM;
+		ret = aret ? aret : svod_map_offset(fd, a.handle, &moff, NULL);
+		ret = ret ? ret : ht_bar2_offset(&tier, a.device_addr, &off);
+		ret = ret ? ret : map_at(slot, sizes[i], fd, moff);
+		ret = ret ? ret : map_at(slot + BENCH_SPAN, sizes[i], wc_fd, off);
+		ret = ret ? ret : map_at(slot + 3 * BENCH_SPAN - off, wc_len, wc_fd, 0);
+		side[SIDE_SVOD] = slot;
+		side[SIDE_DIRECT] = slot + BENCH_SPAN;
+		side[SIDE_WHOLE] = slot + 3 * BENCH_SPAN;
+		side[SIDE_WHOLE_FREE] = wc + off;
+		for (to = 0; to < 2; to++) {
+			if (ret)
+				tap_ok(0, "bench_mmap_%s_%u (%s)", to ? "write" : "read", sizes[i],
+				       svod_errno_name(ret));
+			else
+				bench_one(to, buf, sizes[i], side, t);
+		}
+		if (slot)
+			mmap(slot, 4 * BENCH_SPAN, PROT_NONE,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+		if (!aret)
+			svod_free(fd, a.handle);
+	}
+	if (res)
+		munmap(res, res_len);
+	for (s = 0; s <= NR_SIDES; s++)
+		free(t[s]);
 	free(buf);
 }
 
