@@ -44,9 +44,6 @@
  * names nothing; they stay below 2^63 bytes so loff_t never overflows.
  */
 
-/* Pages inserted per fault, as TTM does (TTM_BO_VM_NUM_PREFAULT). */
-#define SVOD_MMAP_PREFAULT	16
-
 /*
  * Protects svod_mmap_space and struct svod_map.alloc of every range: faults
  * and mmap() read, offset creation and revocation write. Taken inside
@@ -371,9 +368,11 @@ static vm_fault_t svod_vm_fault(struct vm_fault *vmf)
 	unsigned long addr = vmf->address, end;
 	vm_fault_t ret = VM_FAULT_SIGBUS;
 
-	/* Insert from the faulting page on, up to the vma's end. */
-	end = min_t(unsigned long, vma->vm_end,
-		    addr + SVOD_MMAP_PREFAULT * PAGE_SIZE);
+	/*
+	 * Insert from the faulting page on, up to the vma's end or the end of
+	 * the page table the faulting page's entry is in, whichever is first.
+	 */
+	end = min_t(unsigned long, vma->vm_end, (addr | ~PMD_MASK) + 1);
 	down_read(&svod_mmap_sem);
 	if (!map->alloc || page >= map->npages)
 		goto unlock;
