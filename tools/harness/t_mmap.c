@@ -23,8 +23,10 @@
  * 5. Figures: memcpy into and out of the svod mapping against the same
  *    range mapped through resource2_wc (and, for reference, inside one
  *    whole-BAR resource2_wc mapping), all at congruent addresses (bench()),
- *    4 KiB to 16 MiB ("# bench:" lines): median times of copies that
- *    alternate between the sides (bench_one()).
+ *    4 KiB to 16 MiB ("# bench:" lines): interquartile means of the times
+ *    of copies that alternate between the sides (bench_one()); and the
+ *    first touch (mmap, memcpy into every page, munmap) through svod and
+ *    through resource2_wc.
  * With --manifest, a keeper writes a pattern through a mapping and holds it
  * until power-off, for the host to find in the BAR's backing file.
  */
@@ -44,11 +46,11 @@
 #include "common.h"
 #include "tap.h"
 
-#define BENCH_ROUND_MS	40
-#define BENCH_ROUNDS	31
 #define BENCH_SAMPLES	(1u << 15)
-#define BENCH_MIN_SAMPLES	101
-#define BENCH_MAX_S	8.0
+#define BENCH_MIN_S	3.0
+#define BENCH_MIN_SAMPLES	151
+#define BENCH_MAX_S	12.0
+#define BENCH_FIRST_TOUCH_S	1.0
 #define BENCH_SAMPLE_BYTES	(256u << 10)
 /* Beyond the index bits of any TLB, QEMU's softmmu one (2^22 entries) too. */
 #define BENCH_SPAN	(1ul << 34)
@@ -63,7 +65,7 @@ static const uint32_t sizes[] = {
 	4u << 10, 64u << 10, 256u << 10, 1u << 20, 4u << 20, 16u << 20,
 };
 
-#define NR_CASES	(53 + ARRAY_SIZE(sizes) * 2)
+#define NR_CASES	(53 + ARRAY_SIZE(sizes) * 3)
 
 static int fd = -1;
 static size_t page;
@@ -883,6 +885,24 @@ static double median(double *v, unsigned int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/*
+ * The interquartile mean of @v, sorted (median() sorts): the mean of its
+ * middle half. As robust as the median to the slow tail (preempted
+ * copies), and steadier when the values fall in two modes, as copies of
+ * MiBs under QEMU (TCG) do: there the median jumps from one mode to the
+ * other as their shares cross one half, the mean of the middle half moves
+ * with the shares.
+ */
+static double iqm(const double *v, unsigned int n)
+{
+	unsigned int i, lo = n / 4, hi = n - n / 4;
+	double sum = 0;
+
+	for (i = lo; i < hi; i++)
+		sum += v[i];
+	return sum / (hi - lo);
+}
+
 /* Reads a byte of every page: no fault is left for the timed copies. */
 static void prefault(volatile uint8_t *p, size_t len)
 {
@@ -890,6 +910,19 @@ static void prefault(volatile uint8_t *p, size_t len)
 
 	for (i = 0; i < len; i += page)
 		(void)p[i];
+}
+
+/* Puts @v in a random order (Fisher-Yates; the seed in *@rng). */
+static void shuffle(unsigned int *v, unsigned int n, uint64_t *rng)
+{
+	unsigned int i, j, x;
+
+	for (i = n - 1; i > 0; i--) {
+		j = (unsigned int)(ht_rand(rng) % (i + 1));
+		x = v[i];
+		v[i] = v[j];
+		v[j] = x;
+	}
 }
 
 /* The sides of one measurement, in the order of their figures. */
@@ -920,24 +953,28 @@ static int map_at(uint8_t *addr, size_t len, int f, uint64_t off)
 }
 
 /*
- * One size, one direction. Copies alternate between the sides one by one
- * (ABCD ABCD ..., the first side rotated each round, BENCH_ROUNDS rounds
- * of at least BENCH_ROUND_MS, and at least BENCH_MIN_SAMPLES copies of each
- * side unless that takes BENCH_MAX_S), every copy timed on its own (copies
+ * One size, one direction. Copies alternate between the sides one by one,
+ * in groups of one copy per side, each group in a new random order (a copy
+ * is slower after some sides than after others, as the TLB and caches they
+ * leave differ: a fixed cycle would always give a side one predecessor);
+ * for at least BENCH_MIN_S and BENCH_MIN_SAMPLES groups, unless that takes
+ * BENCH_MAX_S. Every copy is timed on its own (copies
  * below BENCH_SAMPLE_BYTES in runs of that many bytes), every mapping
  * faulted in before the first: a slow spell of the host hits the sides
- * alike, and the median copy time of each side, which a preempted copy
- * does not move, gives its MB/s. Ratio: the direct side's median time over
- * svod's.
+ * alike. Each side's MB/s is of its copy times' interquartile mean (iqm()),
+ * which a preempted copy does not move; ratio: the direct side's over
+ * svod's (and the same of the medians).
  */
 static void bench_one(int to, uint8_t *buf, uint32_t len, volatile uint8_t *const side[NR_SIDES],
 		      double *const t[NR_SIDES + 1])
 {
 	static const char *const names[] = { "read", "write" };
 	unsigned int reps = len < BENCH_SAMPLE_BYTES ? BENCH_SAMPLE_BYTES / len : 1;
-	unsigned int r, k, s, n = 0;
-	double med[NR_SIDES], t0, start;
+	unsigned int order[NR_SIDES] = { 0, 1, 2, 3 };
+	unsigned int k, s, n = 0;
+	double med[NR_SIDES], mean[NR_SIDES], start;
 	double *paired = t[NR_SIDES];
+	uint64_t rng = 0x6d6d6170 + len + to;
 
 	memset(buf, 0x3c, len);
 	for (s = 0; s < NR_SIDES; s++) {
@@ -945,28 +982,89 @@ static void bench_one(int to, uint8_t *buf, uint32_t len, volatile uint8_t *cons
 		copy_time(to, buf, side[s], len, reps);
 	}
 	start = now_s();
-	for (r = 0; (r < BENCH_ROUNDS || n < BENCH_MIN_SAMPLES) && n < BENCH_SAMPLES &&
-		    now_s() - start < BENCH_MAX_S; r++) {
-		t0 = now_s();
-		do {
-			for (k = 0; k < NR_SIDES; k++) {
-				s = (r + k) % NR_SIDES;
-				t[s][n] = copy_time(to, buf, side[s], len, reps);
-			}
-			/* The ratio of the copies of one group, a few ms apart. */
-			paired[n] = t[SIDE_DIRECT][n] / t[SIDE_SVOD][n];
-			n++;
-		} while (n < BENCH_SAMPLES && (now_s() - t0) * 1000 < BENCH_ROUND_MS);
+	while ((now_s() - start < BENCH_MIN_S || n < BENCH_MIN_SAMPLES) && n < BENCH_SAMPLES &&
+	       now_s() - start < BENCH_MAX_S) {
+		shuffle(order, NR_SIDES, &rng);
+		for (k = 0; k < NR_SIDES; k++) {
+			s = order[k];
+			t[s][n] = copy_time(to, buf, side[s], len, reps);
+		}
+		/* The ratio of the copies of one group, a few ms apart. */
+		paired[n] = t[SIDE_DIRECT][n] / t[SIDE_SVOD][n];
+		n++;
 	}
-	for (s = 0; s < NR_SIDES; s++)
+	for (s = 0; s < NR_SIDES; s++) {
 		med[s] = median(t[s], n);
+		mean[s] = iqm(t[s], n);
+	}
 	median(paired, n);
-	printf("# bench: mmap %s %8u B: svod mapping %7.1f MB/s, direct resource2_wc memcpy %7.1f MB/s, ratio %.2f (paired ratios' quartiles %.2f..%.2f; whole-BAR resource2_wc mapping %.1f MB/s, ratio %.2f; placed by mmap() %.1f MB/s, ratio %.2f; %u samples each)\n",
-	       names[to], len, len / med[SIDE_SVOD] / 1e6, len / med[SIDE_DIRECT] / 1e6,
-	       med[SIDE_DIRECT] / med[SIDE_SVOD], paired[n / 4], paired[n - 1 - n / 4],
-	       len / med[SIDE_WHOLE] / 1e6, med[SIDE_WHOLE] / med[SIDE_SVOD],
-	       len / med[SIDE_WHOLE_FREE] / 1e6, med[SIDE_WHOLE_FREE] / med[SIDE_SVOD], n);
-	tap_ok(med[SIDE_SVOD] > 0 && med[SIDE_DIRECT] > 0, "bench_mmap_%s_%u", names[to], len);
+	printf("# bench: mmap %s %8u B: svod mapping %7.1f MB/s, direct resource2_wc memcpy %7.1f MB/s, ratio %.2f (medians %.2f; paired ratios' quartiles %.2f..%.2f; whole-BAR resource2_wc mapping %.1f MB/s, ratio %.2f; placed by mmap() %.1f MB/s, ratio %.2f; %u samples each)\n",
+	       names[to], len, len / mean[SIDE_SVOD] / 1e6, len / mean[SIDE_DIRECT] / 1e6,
+	       mean[SIDE_DIRECT] / mean[SIDE_SVOD], med[SIDE_DIRECT] / med[SIDE_SVOD],
+	       paired[n / 4], paired[n - 1 - n / 4],
+	       len / mean[SIDE_WHOLE] / 1e6, mean[SIDE_WHOLE] / mean[SIDE_SVOD],
+	       len / mean[SIDE_WHOLE_FREE] / 1e6, mean[SIDE_WHOLE_FREE] / mean[SIDE_SVOD], n);
+	tap_ok(mean[SIDE_SVOD] > 0 && mean[SIDE_DIRECT] > 0, "bench_mmap_%s_%u", names[to], len);
+}
+
+/*
+ * Seconds to map @len bytes of @f at @off exactly at @addr, write them all
+ * once (every page's first touch) and put the reservation back.
+ */
+static double first_touch_time(uint8_t *addr, uint32_t len, int f, uint64_t off,
+			       const uint8_t *buf)
+{
+	double t0 = now_s();
+	int ret = map_at(addr, len, f, off);
+
+	if (!ret) {
+		memcpy(addr, buf, len);
+		__sync_synchronize();
+	}
+	if (mmap(addr, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED,
+		 -1, 0) != addr)
+		ret = -errno;
+	return ret ? -1 : now_s() - t0;
+}
+
+/*
+ * First touch: mmap(), one memcpy() into every page, and the unmapping,
+ * timed as one, through svod (a fault inserts pages up to the end of its
+ * page table)
+ * and through resource2_wc (every page inserted by mmap() itself), the two
+ * alternating, at congruent addresses. Figures: interquartile means.
+ */
+static void bench_first_touch(uint8_t *buf, uint32_t len, uint8_t *slot, uint64_t moff,
+			      uint64_t off, double *const t[NR_SIDES + 1])
+{
+	unsigned int n = 0, k;
+	double start = now_s(), svod, direct;
+	int bad = 0;
+
+	first_touch_time(slot, len, fd, moff, buf);
+	first_touch_time(slot + BENCH_SPAN, len, wc_fd, off, buf);
+	while ((n < BENCH_MIN_SAMPLES || now_s() - start < BENCH_FIRST_TOUCH_S) &&
+	       n < BENCH_SAMPLES && now_s() - start < BENCH_MAX_S && !bad) {
+		for (k = 0; k < 2; k++) {
+			if ((n + k) % 2)
+				t[SIDE_DIRECT][n] = first_touch_time(slot + BENCH_SPAN, len, wc_fd,
+								     off, buf);
+			else
+				t[SIDE_SVOD][n] = first_touch_time(slot, len, fd, moff, buf);
+		}
+		bad = t[SIDE_SVOD][n] < 0 || t[SIDE_DIRECT][n] < 0;
+		n++;
+	}
+	if (!bad) {
+		median(t[SIDE_SVOD], n);
+		median(t[SIDE_DIRECT], n);
+	}
+	svod = bad ? 0 : iqm(t[SIDE_SVOD], n);
+	direct = bad ? 0 : iqm(t[SIDE_DIRECT], n);
+	if (!bad)
+		printf("# bench: mmap first-touch write %8u B: svod mapping %7.1f MB/s, resource2_wc %7.1f MB/s, ratio %.2f (mmap, memcpy, munmap; %u samples each)\n",
+		       len, len / svod / 1e6, len / direct / 1e6, direct / svod, n);
+	tap_ok(!bad, "bench_mmap_first_touch_%u", len);
 }
 
 /*
@@ -1018,6 +1116,13 @@ static void bench(void)
 			else
 				bench_one(to, buf, sizes[i], side, t);
 		}
+		if (slot)
+			mmap(slot, 4 * BENCH_SPAN, PROT_NONE,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+		if (ret)
+			tap_ok(0, "bench_mmap_first_touch_%u (%s)", sizes[i], svod_errno_name(ret));
+		else
+			bench_first_touch(buf, sizes[i], slot, moff, off, t);
 		if (slot)
 			mmap(slot, 4 * BENCH_SPAN, PROT_NONE,
 			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
