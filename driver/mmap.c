@@ -40,11 +40,6 @@
 #define SVOD_MMAP_MAGIC		0x5e0d3a9bU
 
 /*
- * Offsets start above 4 GiB, as DRM's do, so an offset of 0 or a small one
- * names nothing; they stay below 2^63 bytes so loff_t never overflows.
- */
-
-/*
  * Protects svod_mmap_space and struct svod_map.alloc of every range: faults
  * and mmap() read, offset creation and revocation write. Taken inside
  * mmap_lock and inside the tier and file locks.

@@ -10,8 +10,8 @@
 #include <linux/atomic.h>
 #include <linux/kref.h>
 #include <linux/maple_tree.h>
-#include <linux/sizes.h>
 #include <linux/rcupdate.h>
+#include <linux/sizes.h>
 #include <linux/types.h>
 
 struct address_space;
