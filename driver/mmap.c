@@ -24,6 +24,7 @@
  * mapping does, its open file: closing the fd leaves the mapping working
  * until the allocation is freed.
  */
+#include <kunit/visibility.h>
 #include <linux/fs.h>
 #include <linux/maple_tree.h>
 #include <linux/mm.h>
@@ -39,27 +40,18 @@
 #define SVOD_MMAP_MAGIC		0x5e0d3a9bU
 
 /*
- * Offsets start above 4 GiB, as DRM's do, so an offset of 0 or a small one
- * names nothing; they stay below 2^63 bytes so loff_t never overflows.
- */
-#define SVOD_MMAP_PGOFF_FIRST	((u64)SZ_4G >> PAGE_SHIFT)
-#define SVOD_MMAP_PGOFF_END	(((u64)1 << 63) >> PAGE_SHIFT)
-
-/* Pages inserted per fault, as TTM does (TTM_BO_VM_NUM_PREFAULT). */
-#define SVOD_MMAP_PREFAULT	16
-
-/*
- * Protects svod_mmap_mt, svod_mmap_next, and struct svod_map.alloc of every
- * range: faults and mmap() read, offset creation and revocation write.
- * Taken inside mmap_lock and inside the tier and file locks.
+ * Protects svod_mmap_space and struct svod_map.alloc of every range: faults
+ * and mmap() read, offset creation and revocation write. Taken inside
+ * mmap_lock and inside the tier and file locks.
  */
 static DECLARE_RWSEM(svod_mmap_sem);
 
-/* Page offset -> struct svod_map of every range not yet revoked. */
-static DEFINE_MTREE(svod_mmap_mt);
-
-/* The first page offset of the next range. */
-static u64 svod_mmap_next = SVOD_MMAP_PGOFF_FIRST;
+/* The offset space of every range not yet revoked. */
+static struct svod_mmap_space svod_mmap_space = {
+	.mt = MTREE_INIT(svod_mmap_space.mt, 0),
+	.next = SVOD_MMAP_PGOFF_FIRST,
+	.end = SVOD_MMAP_PGOFF_END,
+};
 
 /* The address space every open file of /dev/svod shares. */
 static struct inode *svod_mmap_inode;
@@ -115,8 +107,8 @@ void svod_mmap_exit(void)
 {
 	iput(svod_mmap_inode);
 	simple_release_fs(&svod_mmap_mnt, &svod_mmap_mnt_count);
-	WARN_ON(!mtree_empty(&svod_mmap_mt));
-	mtree_destroy(&svod_mmap_mt);
+	WARN_ON(!mtree_empty(&svod_mmap_space.mt));
+	mtree_destroy(&svod_mmap_space.mt);
 }
 
 /**
@@ -129,6 +121,56 @@ void svod_mmap_file_init(struct file *filp)
 {
 	filp->f_mapping = svod_mmap_inode->i_mapping;
 }
+
+/**
+ * svod_mmap_space_add() - give a range its page offsets
+ * @space: the offset space; its caller's lock held (svod_mmap_sem for
+ *	svod.ko's own space)
+ * @map: the range: @map->npages set, @map->pgoff set here
+ *
+ * Takes @map->npages page offsets from @space's counter, which never goes
+ * back: an offset names at most one range while the space lives, and space
+ * given up by svod_mmap_space_remove() is never reused.
+ *
+ * Context: process context; may sleep (the tree allocates, GFP_KERNEL).
+ * Return: 0; -EINVAL if @map->npages is 0; -ENOSPC if fewer than
+ * @map->npages page offsets are left; -ENOMEM if the tree cannot grow. On
+ * an error @space is unchanged.
+ */
+int svod_mmap_space_add(struct svod_mmap_space *space, struct svod_map *map)
+{
+	int ret;
+
+	if (!map->npages)
+		return -EINVAL;
+	/* next <= end always: compare what is left, never next + npages. */
+	if (map->npages > space->end - space->next)
+		return -ENOSPC;
+	ret = mtree_insert_range(&space->mt, space->next,
+				 space->next + map->npages - 1, map,
+				 GFP_KERNEL_ACCOUNT);
+	if (ret)
+		return ret;
+	map->pgoff = space->next;
+	space->next += map->npages;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(svod_mmap_space_add);
+
+/**
+ * svod_mmap_space_remove() - erase a range from its offset space
+ * @space: the space @map was added to; its caller's lock held
+ * @map: a range of @space
+ *
+ * Its offsets then name nothing; the counter does not go back.
+ *
+ * Context: any context the tree allows (it frees under RCU).
+ */
+void svod_mmap_space_remove(struct svod_mmap_space *space, struct svod_map *map)
+{
+	mtree_erase(&space->mt, map->pgoff);
+}
+EXPORT_SYMBOL_IF_KUNIT(svod_mmap_space_remove);
 
 static void svod_map_release(struct kref *ref)
 {
@@ -168,25 +210,19 @@ static int svod_map_create(struct svod_file *sf, struct svod_allocation *alloc,
 
 	lockdep_assert_held(&sf->lock);
 	lockdep_assert_held_write(&svod_mmap_sem);
-	if (svod_mmap_next + npages > SVOD_MMAP_PGOFF_END)
-		return -ENOSPC;
 	map = kzalloc(sizeof(*map), GFP_KERNEL_ACCOUNT);
 	if (!map)
 		return -ENOMEM;
 	kref_init(&map->ref);
 	map->alloc = alloc;
 	map->sf = sf;
-	map->pgoff = svod_mmap_next;
 	map->npages = npages;
 	map->pfn = pfn;
-	ret = mtree_insert_range(&svod_mmap_mt, map->pgoff,
-				 map->pgoff + npages - 1, map,
-				 GFP_KERNEL_ACCOUNT);
+	ret = svod_mmap_space_add(&svod_mmap_space, map);
 	if (ret) {
 		kfree(map);
 		return ret;
 	}
-	svod_mmap_next += npages;
 	WRITE_ONCE(alloc->map, map);
 	return 0;
 }
@@ -272,7 +308,7 @@ void svod_mmap_revoke(struct svod_allocation *alloc)
 	WRITE_ONCE(alloc->map, NULL);
 	if (map) {
 		map->alloc = NULL;
-		mtree_erase(&svod_mmap_mt, map->pgoff);
+		svod_mmap_space_remove(&svod_mmap_space, map);
 	}
 	up_write(&svod_mmap_sem);
 	if (!map)
@@ -327,9 +363,11 @@ static vm_fault_t svod_vm_fault(struct vm_fault *vmf)
 	unsigned long addr = vmf->address, end;
 	vm_fault_t ret = VM_FAULT_SIGBUS;
 
-	/* Insert from the faulting page on, up to the vma's end. */
-	end = min_t(unsigned long, vma->vm_end,
-		    addr + SVOD_MMAP_PREFAULT * PAGE_SIZE);
+	/*
+	 * Insert from the faulting page on, up to the vma's end or the end of
+	 * the page table the faulting page's entry is in, whichever is first.
+	 */
+	end = min_t(unsigned long, vma->vm_end, (addr | ~PMD_MASK) + 1);
 	down_read(&svod_mmap_sem);
 	if (!map->alloc || page >= map->npages)
 		goto unlock;
@@ -362,7 +400,7 @@ static struct svod_map *svod_mmap_find(struct file *filp,
 	struct svod_map *map;
 
 	down_read(&svod_mmap_sem);
-	map = mtree_load(&svod_mmap_mt, vma->vm_pgoff);
+	map = mtree_load(&svod_mmap_space.mt, vma->vm_pgoff);
 	if (!map || !map->alloc)
 		map = ERR_PTR(-EINVAL);
 	else if (map->sf != filp->private_data)

@@ -9,7 +9,9 @@
 
 #include <linux/atomic.h>
 #include <linux/kref.h>
+#include <linux/maple_tree.h>
 #include <linux/rcupdate.h>
+#include <linux/sizes.h>
 #include <linux/types.h>
 
 struct address_space;
@@ -41,6 +43,31 @@ struct svod_map {
 	atomic_t vmas;
 	struct rcu_head rcu;
 };
+
+/*
+ * Offsets start above 4 GiB, as DRM's do, so an offset of 0 or a small one
+ * names nothing; they stay below 2^63 bytes so loff_t never overflows.
+ */
+#define SVOD_MMAP_PGOFF_FIRST	((u64)SZ_4G >> PAGE_SHIFT)
+#define SVOD_MMAP_PGOFF_END	(((u64)1 << 63) >> PAGE_SHIFT)
+
+/**
+ * struct svod_mmap_space - page offsets handed out to ranges
+ * @mt: page offset -> struct svod_map of every range not yet removed
+ * @next: the first page offset of the next range; only grows
+ * @end: the first page offset past the space
+ *
+ * No lock of its own: svod.ko's one space is under svod_mmap_sem; a KUnit
+ * case's space is its own.
+ */
+struct svod_mmap_space {
+	struct maple_tree mt;
+	u64 next;
+	u64 end;
+};
+
+int svod_mmap_space_add(struct svod_mmap_space *space, struct svod_map *map);
+void svod_mmap_space_remove(struct svod_mmap_space *space, struct svod_map *map);
 
 int svod_mmap_init(void);
 void svod_mmap_exit(void);
