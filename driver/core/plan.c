@@ -276,6 +276,12 @@ struct svod_plan_entry {
  * @work: nodes and entries visited so far
  * @budget: the placement gives up when @work exceeds it, which keeps its
  *	cost O(m log m)
+ * @sky: per node of the same tree, the skyline pass's highest end placed
+ *	in its slots (max of @tag over the node and its subtree)
+ * @tag: per node, the highest end placed over all of its slots at once
+ * @heap: the skyline pass's unplaced buffers, a binary min-heap by
+ *	(@floor, index)
+ * @floor: per buffer, a lower bound of the lowest offset it can take
  */
 struct svod_plan_greedy {
 	struct svod_plan_item *items;
@@ -293,12 +299,21 @@ struct svod_plan_greedy {
 	u32 levels;
 	u64 work;
 	u64 budget;
+	u64 *sky;
+	u64 *tag;
+	u32 *heap;
+	u64 *floor;
 };
 
 /* Work per buffer and per tree level the greedy placement may spend. */
 #define SVOD_PLAN_WORK_PER_LEVEL	48
 /* Greedy orders BEST tries. */
 #define SVOD_PLAN_NR_ORDERS		2
+/* Most buffers the skyline passes run for. */
+#define SVOD_PLAN_SKY_MAX_ITEMS		65536
+/* Most skyline passes per plan, and their heap steps in all. */
+#define SVOD_PLAN_SKY_PASSES		256
+#define SVOD_PLAN_SKY_WORK		BIT(22)
 /* Entries per buffer the tree may hold before the placement gives up. */
 #define SVOD_PLAN_ENTRIES_PER_ITEM	16
 
@@ -505,6 +520,128 @@ static int svod_plan_greedy_pass(struct svod_plan_greedy *g, u64 *offsets,
 	return 0;
 }
 
+/* Raise the skyline to @v over slots [lo, hi) (@v is above all of it). */
+static void svod_plan_sky_raise(struct svod_plan_greedy *g, u32 lo, u32 hi, u64 v)
+{
+	u32 l = lo + g->leaves, r = hi + g->leaves, u;
+
+	for (; l < r; l >>= 1, r >>= 1) {
+		if (l & 1) {
+			g->tag[l] = v;
+			g->sky[l++] = v;
+		}
+		if (r & 1) {
+			g->tag[--r] = v;
+			g->sky[r] = v;
+		}
+	}
+	for (u = (lo + g->leaves) >> 1; u; u >>= 1)
+		g->sky[u] = max(g->sky[u], v);
+	for (u = (hi - 1 + g->leaves) >> 1; u; u >>= 1)
+		g->sky[u] = max(g->sky[u], v);
+}
+
+/*
+ * The skyline's highest point over slots [lo, hi): the nodes that tile the
+ * range, and the tags of their ancestors, all ancestors of slot lo or hi-1.
+ */
+static u64 svod_plan_sky_max(const struct svod_plan_greedy *g, u32 lo, u32 hi)
+{
+	u32 l = lo + g->leaves, r = hi + g->leaves, u;
+	u64 v = 0;
+
+	for (; l < r; l >>= 1, r >>= 1) {
+		if (l & 1)
+			v = max(v, g->sky[l++]);
+		if (r & 1)
+			v = max(v, g->sky[--r]);
+	}
+	for (u = (lo + g->leaves) >> 1; u; u >>= 1)
+		v = max(v, g->tag[u]);
+	for (u = (hi - 1 + g->leaves) >> 1; u; u >>= 1)
+		v = max(v, g->tag[u]);
+	return v;
+}
+
+static bool svod_plan_heap_less(const struct svod_plan_greedy *g, u32 a, u32 b)
+{
+	return g->floor[a] < g->floor[b] || (g->floor[a] == g->floor[b] && a < b);
+}
+
+/* Restore the heap of @nr entries below position @k. */
+static void svod_plan_heap_down(struct svod_plan_greedy *g, u32 nr, u32 k)
+{
+	u32 v = g->heap[k], c;
+
+	for (; (c = 2 * k + 1) < nr; k = c) {
+		if (c + 1 < nr && svod_plan_heap_less(g, g->heap[c + 1], g->heap[c]))
+			c++;
+		if (!svod_plan_heap_less(g, g->heap[c], v))
+			break;
+		g->heap[k] = g->heap[c];
+	}
+	g->heap[k] = v;
+}
+
+/*
+ * One skyline pass: always at the lowest offset any unplaced buffer can
+ * take (the highest end placed over its lifetime, aligned), the first
+ * buffer in @g->items order that can go there. A packing in this canonical
+ * form exists at every peak a packing exists, and filling the lowest
+ * valley first is how a tiling is rebuilt. Floors in the heap are lower
+ * bounds (placements only raise them): a buffer whose floor rose is put
+ * back, else it is the lowest. O(log m) per heap step, steps capped by
+ * @g->budget (-E2BIG); -ERANGE once the peak reaches @limit.
+ */
+static int svod_plan_sky_pass(struct svod_plan_greedy *g, u64 *offsets, u64 *peak,
+			      u32 *failed, u64 limit)
+{
+	struct svod_plan_item *it;
+	u32 nr = g->m, i, done = 0;
+	u64 f, end, top = 0;
+	int err;
+
+	for (i = 0; i < 2 * g->leaves; i++)
+		g->sky[i] = g->tag[i] = 0;
+	for (i = 0; i < g->m; i++) {
+		g->heap[i] = i;
+		g->floor[i] = 0;
+	}
+	g->work = 0;
+	while (nr) {
+		i = g->heap[0];
+		it = &g->items[i];
+		if (++g->work > g->budget)
+			return -E2BIG;
+		f = svod_round_up(svod_plan_sky_max(g, it->lo, it->hi), it->align);
+		if (f > g->floor[i]) {
+			g->floor[i] = f;
+			svod_plan_heap_down(g, nr, 0);
+			continue;
+		}
+		g->heap[0] = g->heap[--nr];
+		svod_plan_heap_down(g, nr, 0);
+		if (check_add_overflow(f, it->size, &end) || end == U64_MAX)
+			return -ERANGE;
+		it->offset = f;
+		offsets[it->first] = f;
+		svod_plan_sky_raise(g, it->lo, it->hi, end);
+		if (end > top) {
+			top = end;
+			*failed = it->first;
+			if (top >= limit)
+				return -ERANGE;
+		}
+		if (++done % 64 == 0) {
+			err = svod_yield();
+			if (err)
+				return err;
+		}
+	}
+	*peak = top;
+	return 0;
+}
+
 /* The key of buffer @it for greedy order @used (SVOD_PLAN_USED_*). */
 static u64 svod_plan_key(const struct svod_plan_item *it, u32 used)
 {
@@ -558,6 +695,10 @@ static void svod_plan_greedy_free(struct svod_plan_greedy *g)
 	kvfree(g->seen);
 	kvfree(g->ent);
 	kvfree(g->spans);
+	kvfree(g->sky);
+	kvfree(g->tag);
+	kvfree(g->heap);
+	kvfree(g->floor);
 }
 
 static int svod_plan_greedy_init(struct svod_plan_greedy *g, struct svod_plan_ctx *c)
@@ -577,7 +718,12 @@ static int svod_plan_greedy_init(struct svod_plan_greedy *g, struct svod_plan_ct
 	g->seen = kvmalloc_array(2 * g->leaves, sizeof(*g->seen), c->gfp);
 	g->ent = kvmalloc_array(g->cap_ent, sizeof(*g->ent), c->gfp);
 	g->spans = kvmalloc_array(max(m, 1U), sizeof(*g->spans), c->gfp);
-	if (!g->items || !g->head || !g->busy || !g->seen || !g->ent || !g->spans) {
+	g->sky = kvmalloc_array(2 * g->leaves, sizeof(*g->sky), c->gfp);
+	g->tag = kvmalloc_array(2 * g->leaves, sizeof(*g->tag), c->gfp);
+	g->heap = kvmalloc_array(max(m, 1U), sizeof(*g->heap), c->gfp);
+	g->floor = kvmalloc_array(max(m, 1U), sizeof(*g->floor), c->gfp);
+	if (!g->items || !g->head || !g->busy || !g->seen || !g->ent || !g->spans ||
+	    !g->sky || !g->tag || !g->heap || !g->floor) {
 		svod_plan_greedy_free(g);
 		return -ENOMEM;
 	}
@@ -599,10 +745,52 @@ struct svod_plan_out {
 	u32 used;
 };
 
+/* Keep the plan in @scratch in @out if it is the first or lower. */
+static void svod_plan_keep(struct svod_plan_ctx *c, struct svod_plan_out *out, int *ret,
+			   const u64 *scratch, u64 peak, u32 failed, u32 used)
+{
+	if (!*ret && peak >= out->peak)
+		return;
+	memcpy(out->offsets, scratch, sizeof(*scratch) * c->n);
+	out->peak = peak;
+	out->failed = failed;
+	out->used = used;
+	*ret = 0;
+}
+
 /*
- * The greedy plans, best gap first, in two orders: by size, and by size
- * times lifetime; @out gets the one with the lower peak (by size on a
- * tie). -E2BIG when a pass ran out of its work budget and none finished.
+ * Squeaky wheel: every buffer that ended above the lower bound @lb moves
+ * up the order, its key times 1 + 4 (its end - @lb) / @lb (16-bit fixed
+ * point, saturating), so that the next pass places it before the buffers
+ * that pushed it up.
+ */
+static void svod_plan_squeak(struct svod_plan_greedy *g, u64 lb)
+{
+	u64 end, frac, inc, rem;
+	u32 i;
+
+	for (i = 0; i < g->m; i++) {
+		struct svod_plan_item *it = &g->items[i];
+
+		if (check_add_overflow(it->offset, it->size, &end) || end <= lb)
+			continue;
+		frac = end - lb >= U64_MAX >> 16 ? U64_MAX :
+		       div64_u64_rem((end - lb) << 18, lb, &rem);
+		inc = it->key >> 16;
+		if ((frac && inc > U64_MAX / frac) ||
+		    check_add_overflow(it->key, max(inc * frac, 1ULL), &it->key))
+			it->key = U64_MAX;
+	}
+}
+
+/*
+ * The greedy plans, best gap first, by size and by size times lifetime,
+ * then (for at most SVOD_PLAN_SKY_MAX_ITEMS buffers) skyline passes: by
+ * size times lifetime, then squeaky-wheel reorderings of it, while the
+ * passes stay within SVOD_PLAN_SKY_PASSES and SVOD_PLAN_SKY_WORK heap
+ * steps. @out gets the plan with the lowest peak (the earliest on a tie);
+ * everything stops at the lower bound. -E2BIG when every pass ran out of
+ * its work budget.
  */
 static int svod_plan_best(struct svod_plan_ctx *c, struct svod_plan_out *out,
 			  u64 *scratch)
@@ -611,7 +799,7 @@ static int svod_plan_best(struct svod_plan_ctx *c, struct svod_plan_out *out,
 		SVOD_PLAN_USED_SIZE, SVOD_PLAN_USED_AREA,
 	};
 	struct svod_plan_greedy g;
-	u64 peak;
+	u64 peak, sky_work = 0, lb = max(c->lower_bound, 1ULL);
 	u32 o, i, failed = U32_MAX;
 	int err, ret = -E2BIG;
 
@@ -619,6 +807,8 @@ static int svod_plan_best(struct svod_plan_ctx *c, struct svod_plan_out *out,
 	if (err)
 		return err;
 	for (o = 0; o < SVOD_PLAN_NR_ORDERS; o++) {
+		if (!ret && out->peak <= c->lower_bound)
+			goto out;
 		for (i = 0; i < g.m; i++)
 			g.items[i].key = svod_plan_key(&g.items[i], orders[o]);
 		sort(g.items, g.m, sizeof(*g.items), svod_plan_key_cmp, NULL);
@@ -628,16 +818,36 @@ static int svod_plan_best(struct svod_plan_ctx *c, struct svod_plan_out *out,
 			continue;
 		if (err) {
 			ret = err;
+			goto out;
+		}
+		svod_plan_keep(c, out, &ret, scratch, peak, failed, orders[o]);
+	}
+	if (g.m > SVOD_PLAN_SKY_MAX_ITEMS)
+		goto out;
+
+	for (i = 0; i < g.m; i++)
+		g.items[i].key = svod_plan_key(&g.items[i], SVOD_PLAN_USED_AREA);
+	for (o = 0; o < SVOD_PLAN_SKY_PASSES; o++) {
+		if (!ret && out->peak <= c->lower_bound)
+			break;
+		/* A pass costs about what the last one did. */
+		if (o && sky_work + g.work > SVOD_PLAN_SKY_WORK)
+			break;
+		if (o)
+			svod_plan_squeak(&g, lb);
+		sort(g.items, g.m, sizeof(*g.items), svod_plan_key_cmp, NULL);
+		err = svod_plan_sky_pass(&g, scratch, &peak, &failed, U64_MAX);
+		sky_work += g.work;
+		if (err == -E2BIG || err == -ERANGE)
+			break;
+		if (err) {
+			ret = err;
 			break;
 		}
-		if (ret || peak < out->peak) {
-			memcpy(out->offsets, scratch, sizeof(*scratch) * c->n);
-			out->peak = peak;
-			out->failed = failed;
-			out->used = orders[o];
-			ret = 0;
-		}
+		svod_plan_keep(c, out, &ret, scratch, peak, failed,
+			       o ? SVOD_PLAN_USED_SQUEAKY : SVOD_PLAN_USED_SKY);
 	}
+out:
 	svod_plan_greedy_free(&g);
 	return ret;
 }
