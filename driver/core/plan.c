@@ -113,6 +113,58 @@ static int svod_plan_check_event(const struct svod_plan_event *e,
 	return s->ev < SVOD_PLAN_SLOT_DEAD ? 0 : -EINVAL;
 }
 
+static void svod_plan_clear(u64 *offsets, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		offsets[i] = SVOD_PLAN_NO_OFFSET;
+}
+
+/**
+ * struct svod_plan_live - running totals of the pairing
+ * @bytes: requested bytes live now (wrapped once saturated)
+ * @nr: buffers live now
+ * @saturated: @bytes overflowed once: the lower bound is U64_MAX
+ */
+struct svod_plan_live {
+	u64 bytes;
+	u32 nr;
+	bool saturated;
+};
+
+/*
+ * Check event @i against the id table and record it: an ALLOC takes its
+ * id's slot (which then names event @i), a FREE releases it; the counts
+ * and the lower bound follow. Return: 0, or -EINVAL (nothing recorded).
+ */
+static inline int svod_plan_step(struct svod_plan_ctx *c, struct svod_plan_ids *ids,
+				 struct svod_plan_live *l, u32 i, u32 *alloc_ev)
+{
+	const struct svod_plan_event *e = &c->ev[i];
+	struct svod_plan_slot *s = svod_plan_ids_find(ids, e->id);
+	int err = svod_plan_check_event(e, s);
+
+	if (err)
+		return err;
+	if (e->op == SVOD_PLAN_ALLOC) {
+		s->id = e->id;
+		s->ev = i;
+		c->nr_allocs++;
+		c->max_live = max(c->max_live, ++l->nr);
+		if (check_add_overflow(l->bytes, e->size, &l->bytes))
+			l->saturated = true;
+		c->lower_bound = l->saturated ? U64_MAX : max(c->lower_bound, l->bytes);
+		*alloc_ev = i;
+	} else {
+		*alloc_ev = s->ev;
+		l->bytes -= c->ev[s->ev].size;
+		s->ev = SVOD_PLAN_SLOT_DEAD;
+		l->nr--;
+	}
+	return 0;
+}
+
 /*
  * Pair every FREE with its ALLOC through an id table, stop at the first
  * malformed event (unknown op, nonzero FREE fields, ALLOC of a live id,
@@ -121,11 +173,9 @@ static int svod_plan_check_event(const struct svod_plan_event *e,
  */
 static int svod_plan_pair(struct svod_plan_ctx *c)
 {
+	struct svod_plan_live l = {};
 	struct svod_plan_ids ids;
-	struct svod_plan_slot *s;
-	u64 live_bytes = 0;
-	bool saturated = false;
-	u32 i, live = 0;
+	u32 i, a;
 	int err;
 
 	err = svod_plan_ids_init(&ids, c->ev, c->n, c->gfp);
@@ -133,38 +183,114 @@ static int svod_plan_pair(struct svod_plan_ctx *c)
 		return err;
 
 	for (i = 0; i < c->n; i++) {
-		const struct svod_plan_event *e = &c->ev[i];
-
 		if (i % SVOD_PLAN_YIELD_EVENTS == SVOD_PLAN_YIELD_EVENTS - 1) {
 			err = svod_yield();
 			if (err)
 				goto free_ids;
 		}
-		s = svod_plan_ids_find(&ids, e->id);
-		c->bad_err = svod_plan_check_event(e, s);
+		c->bad_err = svod_plan_step(c, &ids, &l, i, &a);
 		if (c->bad_err)
 			break;
-		if (e->op == SVOD_PLAN_ALLOC) {
-			s->id = e->id;
-			s->ev = i;
-			c->pair[i] = c->n;
-			c->nr_allocs++;
-			c->max_live = max(c->max_live, ++live);
-			if (check_add_overflow(live_bytes, e->size, &live_bytes))
-				saturated = true;
-			c->lower_bound = saturated ? U64_MAX : max(c->lower_bound, live_bytes);
-		} else {
-			c->pair[i] = s->ev;
-			c->pair[s->ev] = i;
-			live_bytes -= c->ev[s->ev].size;
-			s->ev = SVOD_PLAN_SLOT_DEAD;
-			live--;
-		}
+		c->pair[i] = c->ev[i].op == SVOD_PLAN_ALLOC ? c->n : a;
+		if (a != i)
+			c->pair[a] = i;
 	}
 	c->valid = i;
 
 free_ids:
 	kvfree(ids.slots);
+	return err;
+}
+
+/*
+ * Most buffers live at once before the first malformed event, or more:
+ * ALLOCs minus FREEs, the running count exact up to that event.
+ */
+static u32 svod_plan_max_live(const struct svod_plan_event *ev, u32 n)
+{
+	u32 live = 0, most = 0, i;
+
+	for (i = 0; i < n; i++) {
+		if (ev[i].op == SVOD_PLAN_ALLOC)
+			most = max(most, ++live);
+		else if (live)
+			live--;
+	}
+	return most;
+}
+
+/*
+ * SVOD_PLAN_TLSF in one pass: pair each event and run it through TLSF at
+ * once (the block of a live ALLOC is found through its event), stopping at
+ * the first malformed event or allocation failure; after a failure the
+ * pairing alone goes on, for the lower bound and the first malformed
+ * event. Offsets are written as the events go, NO_OFFSET from the stop on.
+ */
+static int svod_plan_tlsf_fused(struct svod_plan_ctx *c, u64 *offsets,
+				struct svod_plan_result *res)
+{
+	const struct svod_plan_params *p = c->p;
+	struct svod_tlsf_block **blk;
+	struct svod_plan_live l = {};
+	struct svod_plan_ids ids;
+	struct svod_tlsf t;
+	int err, terr = 0;
+	u32 i, a;
+
+	blk = kvmalloc_array(max(c->n, 1U), sizeof(*blk), c->gfp);
+	if (!blk)
+		return -ENOMEM;
+	err = svod_plan_ids_init(&ids, c->ev, c->n, c->gfp);
+	if (err)
+		goto free_blk;
+	err = svod_tlsf_init(&t, p->arena_size, p->block_size, p->lv2_cnt,
+			     svod_plan_max_live(c->ev, c->n), c->gfp);
+	if (err)
+		goto free_ids;
+
+	for (i = 0; i < c->n; i++) {
+		const struct svod_plan_event *e = &c->ev[i];
+
+		if (i % SVOD_PLAN_YIELD_EVENTS == SVOD_PLAN_YIELD_EVENTS - 1) {
+			err = svod_yield();
+			if (err)
+				goto fini;
+		}
+		c->bad_err = svod_plan_step(c, &ids, &l, i, &a);
+		if (c->bad_err)
+			break;
+		if (terr)
+			continue;
+		if (e->op == SVOD_PLAN_FREE) {
+			svod_tlsf_free(&t, blk[a]);
+			offsets[i] = SVOD_PLAN_NO_OFFSET;
+			continue;
+		}
+		terr = svod_tlsf_alloc(&t, e->size, e->align, &blk[i]);
+		if (terr) {
+			res->failed_event = i;
+			svod_plan_clear(offsets + i, c->n - i);
+			continue;
+		}
+		offsets[i] = blk[i]->start;
+	}
+	c->valid = i;
+	res->peak = t.peak;
+	if (!terr) {
+		svod_plan_clear(offsets + i, c->n - i);
+		if (c->valid < c->n) {
+			res->failed_event = c->valid;
+			terr = c->bad_err;
+		}
+	}
+	err = terr;
+
+fini:
+	svod_tlsf_fini(&t);
+free_ids:
+	kvfree(ids.slots);
+free_blk:
+	kvfree(blk);
 	return err;
 }
 
@@ -861,14 +987,6 @@ static int svod_plan_check_params(const struct svod_plan_params *p)
 	return 0;
 }
 
-static void svod_plan_clear(u64 *offsets, u32 n)
-{
-	u32 i;
-
-	for (i = 0; i < n; i++)
-		offsets[i] = SVOD_PLAN_NO_OFFSET;
-}
-
 /*
  * SVOD_PLAN_BEST: the better greedy plan unless TLSF fits with a lower
  * peak (or the greedy passes ran out of budget). Malformed events are
@@ -880,7 +998,7 @@ static int svod_plan_run_best(struct svod_plan_ctx *c, u64 *offsets,
 	struct svod_plan_out best = { .failed = U32_MAX };
 	u32 tlsf_failed = U32_MAX;
 	int tlsf_err, err;
-	u64 tlsf_peak;
+	u64 tlsf_peak = 0;
 
 	if (c->valid < c->n) {
 		res->failed_event = c->valid;
@@ -961,17 +1079,25 @@ int svod_plan_run(const struct svod_plan_params *p, const struct svod_plan_event
 		  u32 n, u64 *offsets, struct svod_plan_result *res, gfp_t gfp)
 {
 	struct svod_plan_ctx c = { .p = p, .ev = ev, .n = n, .gfp = gfp };
-	u32 failed = U32_MAX;
 	int err;
 
 	*res = (struct svod_plan_result){ .failed_event = U32_MAX,
 					   .used = SVOD_PLAN_USED_TLSF };
 	if (n > SVOD_PLAN_MAX_EVENTS)
 		return -E2BIG;
-	svod_plan_clear(offsets, n);
 	err = svod_plan_check_params(p);
-	if (err)
+	if (err) {
+		svod_plan_clear(offsets, n);
 		return err;
+	}
+	if (p->strategy == SVOD_PLAN_TLSF) {
+		err = svod_plan_tlsf_fused(&c, offsets, res);
+		if (err == -ENOMEM || err == -EINTR)
+			svod_plan_clear(offsets, n);
+		res->lower_bound = c.lower_bound;
+		return err;
+	}
+	svod_plan_clear(offsets, n);
 
 	c.pair = kvmalloc_array(max(n, 1U), sizeof(*c.pair), gfp);
 	if (!c.pair)
@@ -981,20 +1107,9 @@ int svod_plan_run(const struct svod_plan_params *p, const struct svod_plan_event
 		goto free_pair;
 	res->lower_bound = c.lower_bound;
 
-	if (p->strategy == SVOD_PLAN_BEST) {
-		err = svod_plan_run_best(&c, offsets, res);
-		if (err)
-			svod_plan_clear(offsets, n);
-		goto free_pair;
-	}
-
-	err = svod_plan_tlsf(&c, offsets, &res->peak, &failed);
-	if (err) {
-		res->failed_event = failed;
-	} else if (c.valid < n) {
-		res->failed_event = c.valid;
-		err = c.bad_err;
-	}
+	err = svod_plan_run_best(&c, offsets, res);
+	if (err)
+		svod_plan_clear(offsets, n);
 
 free_pair:
 	kvfree(c.pair);
