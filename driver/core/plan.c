@@ -68,14 +68,26 @@ struct svod_plan_ids {
 	u64 key;
 };
 
+/*
+ * Set up the id table for @n events; *@max_live gets the most buffers live
+ * at once before the first malformed event, or more: ALLOCs minus FREEs
+ * (never below zero), a running count exact up to that event.
+ */
 static int svod_plan_ids_init(struct svod_plan_ids *t, const struct svod_plan_event *ev,
-			      u32 n, gfp_t gfp)
+			      u32 n, u32 *max_live, gfp_t gfp)
 {
 	u64 nr_slots, max_id = 0, i;
+	u32 live = 0, most = 0, a;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		if (ev[i].id > max_id)
 			max_id = ev[i].id;
+		a = ev[i].op == SVOD_PLAN_ALLOC;
+		live += a;
+		live -= !a & (live != 0);
+		most = max(most, live);
+	}
+	*max_live = most;
 	*t = (struct svod_plan_ids){ .key = svod_plan_hash_key() };
 	if (max_id < 4ULL * n) {
 		nr_slots = max_id + 1;
@@ -175,10 +187,10 @@ static int svod_plan_pair(struct svod_plan_ctx *c)
 {
 	struct svod_plan_live l = {};
 	struct svod_plan_ids ids;
-	u32 i, a;
+	u32 i, a, most;
 	int err;
 
-	err = svod_plan_ids_init(&ids, c->ev, c->n, c->gfp);
+	err = svod_plan_ids_init(&ids, c->ev, c->n, &most, c->gfp);
 	if (err)
 		return err;
 
@@ -203,23 +215,6 @@ free_ids:
 }
 
 /*
- * Most buffers live at once before the first malformed event, or more:
- * ALLOCs minus FREEs, the running count exact up to that event.
- */
-static u32 svod_plan_max_live(const struct svod_plan_event *ev, u32 n)
-{
-	u32 live = 0, most = 0, i;
-
-	for (i = 0; i < n; i++) {
-		if (ev[i].op == SVOD_PLAN_ALLOC)
-			most = max(most, ++live);
-		else if (live)
-			live--;
-	}
-	return most;
-}
-
-/*
  * SVOD_PLAN_TLSF in one pass: pair each event and run it through TLSF at
  * once (the block of a live ALLOC is found through its event), stopping at
  * the first malformed event or allocation failure; after a failure the
@@ -235,16 +230,15 @@ static int svod_plan_tlsf_fused(struct svod_plan_ctx *c, u64 *offsets,
 	struct svod_plan_ids ids;
 	struct svod_tlsf t;
 	int err, terr = 0;
-	u32 i, a;
+	u32 i, a, most;
 
 	blk = kvmalloc_array(max(c->n, 1U), sizeof(*blk), c->gfp);
 	if (!blk)
 		return -ENOMEM;
-	err = svod_plan_ids_init(&ids, c->ev, c->n, c->gfp);
+	err = svod_plan_ids_init(&ids, c->ev, c->n, &most, c->gfp);
 	if (err)
 		goto free_blk;
-	err = svod_tlsf_init(&t, p->arena_size, p->block_size, p->lv2_cnt,
-			     svod_plan_max_live(c->ev, c->n), c->gfp);
+	err = svod_tlsf_init(&t, p->arena_size, p->block_size, p->lv2_cnt, most, c->gfp);
 	if (err)
 		goto free_ids;
 
