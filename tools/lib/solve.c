@@ -9,8 +9,9 @@
  * buffer can go (the highest end among the placed buffers it shares time
  * with, aligned). Every packing can be pushed down into such a form without
  * raising its peak. The search is a series of decision searches "a plan
- * with peak <= C?": C = the most occupied bytes live in one slot first (80%
- * of the budget: the optimum of most instances), then bisection between
+ * with peak <= C?": C = the most occupied bytes live in one slot first (40%
+ * of the budget, restarted on the Luby schedule in perturbed orders: the
+ * optimum of most instances), then bisection between
  * the last failure and the best plan. At each node the candidates are the
  * buffers whose lowest offset is x; pruning:
  *
@@ -31,6 +32,9 @@
  *
  * The first plan is a greedy dive with no target ("fill the lowest
  * valley"), kept if better than the caller's plan (the kernel heuristic's).
+ * A valid caller's plan also orders the candidates (by its offsets): the
+ * searches then replay it first and try its nearest variants before the
+ * rest, a large-neighbourhood search around the incumbent.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -92,6 +96,9 @@ struct solve_trail {
  * @rng: xorshift state of the randomized restarts
  * @noise: 0 on the first descent; else candidates beyond the first are
  *	tried in a randomly perturbed priority order
+ * @hinted: @prio is the caller's plan in offset order: the candidates are
+ *	tried in that order alone (the search replays that plan first, then
+ *	its nearest variants)
  * @stop: end this search: a plan found or time out
  * @found: this search found a plan within @target
  * @timeout: this search ran out of time
@@ -122,6 +129,7 @@ struct solver {
 	uint64_t node_limit;
 	uint64_t rng;
 	int noise;
+	int hinted;
 	int stop;
 	int found;
 	int timeout;
@@ -350,7 +358,7 @@ static int solve_branch(struct solver *s, uint32_t placed, uint64_t x, uint32_t 
 	size_t mark = s->nr_trail;
 	int err;
 
-	if (s->noise && !(solve_rand(s) % 4))
+	if (s->hinted || (s->noise && !(solve_rand(s) % 4)))
 		first = SOLVE_NONE;
 
 	for (k = 0; k <= s->m && !s->stop; k++) {
@@ -599,6 +607,16 @@ static uint64_t solve_lower_bound(const struct svod_plan_event *ev, uint32_t n,
 	return lb;
 }
 
+/* By offset in the best plan, then by the usual priority. */
+static int solve_best_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	if (solve_sort_ctx->best[x] != solve_sort_ctx->best[y])
+		return solve_sort_ctx->best[x] < solve_sort_ctx->best[y] ? -1 : 1;
+	return solve_prio_cmp(a, b);
+}
+
 /* Seed the incumbent with the caller's plan if it is valid. */
 static void solve_hint(struct solver *s, const uint64_t *hint)
 {
@@ -625,6 +643,9 @@ static void solve_hint(struct solver *s, const uint64_t *hint)
 			s->best[i] = hint[s->b[i].event];
 		s->best_peak = peak;
 		s->target = peak ? peak - 1 : 0;
+		solve_sort_ctx = s;
+		qsort(s->prio, s->m, sizeof(*s->prio), solve_best_cmp);
+		s->hinted = 1;
 	}
 }
 
@@ -718,7 +739,7 @@ static int solve_restarts(struct solver *s, uint64_t target, double deadline)
 
 /*
  * Decision searches from the lowest target (the most bytes live in one
- * slot) up: the lowest first with half the time left, then bisection
+ * slot) up: the lowest first with 40% of the time left, then bisection
  * between what failed and the best found. Return: 1 if the best is proven
  * optimal, 0 if not, or a negative errno.
  */
@@ -744,9 +765,9 @@ static int solve_search(struct solver *s, double seconds)
 			proven = 0;
 			break;
 		}
-		/* Most of the time for the lower bound, the optimum of most. */
+		/* The lower bound first (the optimum of most), then above it. */
 		if (c == lo0)
-			r = solve_restarts(s, c, solve_now() + left * 0.8);
+			r = solve_restarts(s, c, solve_now() + left * 0.4);
 		else
 			r = solve_try(s, c, solve_now() + left / 2, UINT64_MAX);
 		if (r < -1)
