@@ -394,8 +394,8 @@ struct svod_plan_entry {
  *	tiling that holds slot max(@qlo, its first slot), so exactly once
  * @levels: log2(@leaves)
  * @work: nodes and entries visited so far
- * @budget: the placement gives up when @work exceeds it, which keeps its
- *	cost O(m log m)
+ * @budget: the placement gives up when @work exceeds 2^24 plus its share
+ *	for the buffers placed so far, which keeps its cost O(m log m)
  * @sky: per node of the same tree, the skyline pass's highest end placed
  *	in its slots (max of @tag over the node and its subtree)
  * @tag: per node, the highest end placed over all of its slots at once
@@ -426,7 +426,7 @@ struct svod_plan_greedy {
 };
 
 /* Work per buffer and per tree level the greedy placement may spend. */
-#define SVOD_PLAN_WORK_PER_LEVEL	48
+#define SVOD_PLAN_WORK_PER_LEVEL	8
 /* Greedy orders BEST tries. */
 #define SVOD_PLAN_NR_ORDERS		2
 /* Most buffers the skyline passes run for. */
@@ -531,7 +531,8 @@ static u32 svod_plan_gather(struct svod_plan_greedy *g, u32 lo, u32 hi)
 		sort(g->spans, k, sizeof(*g->spans), svod_plan_span_cmp, NULL);
 	else
 		svod_plan_span_isort(g->spans, k);
-	g->work += k;
+	/* Sorting costs k log k: a pass meeting thousands per buffer gives up. */
+	g->work += (u64)k * fls64(k);
 	return k;
 }
 
@@ -619,7 +620,8 @@ static int svod_plan_greedy_pass(struct svod_plan_greedy *g, u64 *offsets,
 				return err;
 		}
 		k = svod_plan_gather(g, it->lo, it->hi);
-		if (g->work > g->budget)
+		/* The budget accrues per buffer placed: hopeless passes end early. */
+		if (g->work > g->budget / g->m * (i + 1) + BIT(24))
 			return -E2BIG;
 		it->offset = svod_plan_best_offset(g->spans, k, it);
 		if (check_add_overflow(it->offset, it->size, &end))
@@ -710,11 +712,11 @@ static void svod_plan_heap_down(struct svod_plan_greedy *g, u32 nr, u32 k)
  * form exists at every peak a packing exists, and filling the lowest
  * valley first is how a tiling is rebuilt. Floors in the heap are lower
  * bounds (placements only raise them): a buffer whose floor rose is put
- * back, else it is the lowest. O(log m) per heap step, steps capped by
- * @g->budget (-E2BIG); -ERANGE once the peak reaches @limit.
+ * back, else it is the lowest. O(log m) per heap step, at most @budget
+ * steps (-E2BIG); -ERANGE if an end overflows.
  */
 static int svod_plan_sky_pass(struct svod_plan_greedy *g, u64 *offsets, u64 *peak,
-			      u32 *failed, u64 limit)
+			      u32 *failed, u64 budget)
 {
 	struct svod_plan_item *it;
 	u32 nr = g->m, i, done = 0;
@@ -731,7 +733,7 @@ static int svod_plan_sky_pass(struct svod_plan_greedy *g, u64 *offsets, u64 *pea
 	while (nr) {
 		i = g->heap[0];
 		it = &g->items[i];
-		if (++g->work > g->budget)
+		if (++g->work > budget)
 			return -E2BIG;
 		f = svod_round_up(svod_plan_sky_max(g, it->lo, it->hi), it->align);
 		if (f > g->floor[i]) {
@@ -749,8 +751,6 @@ static int svod_plan_sky_pass(struct svod_plan_greedy *g, u64 *offsets, u64 *pea
 		if (end > top) {
 			top = end;
 			*failed = it->first;
-			if (top >= limit)
-				return -ERANGE;
 		}
 		if (++done % 64 == 0) {
 			err = svod_yield();
@@ -831,7 +831,7 @@ static int svod_plan_greedy_init(struct svod_plan_greedy *g, struct svod_plan_ct
 		g->levels++;
 	}
 	g->cap_ent = (u64)SVOD_PLAN_ENTRIES_PER_ITEM * m + 64;
-	g->budget = (u64)SVOD_PLAN_WORK_PER_LEVEL * m * (fls64(m) + 1) + BIT(24);
+	g->budget = (u64)SVOD_PLAN_WORK_PER_LEVEL * max(m, 1U) * (fls64(m) + 1);
 	g->items = kvmalloc_array(max(m, 1U), sizeof(*g->items), c->gfp);
 	g->head = kvmalloc_array(2 * g->leaves, sizeof(*g->head), c->gfp);
 	g->busy = kvmalloc_array(2 * g->leaves, sizeof(*g->busy), c->gfp);
@@ -950,13 +950,11 @@ static int svod_plan_best(struct svod_plan_ctx *c, struct svod_plan_out *out,
 	for (o = 0; o < SVOD_PLAN_SKY_PASSES; o++) {
 		if (!ret && out->peak <= c->lower_bound)
 			break;
-		/* A pass costs about what the last one did. */
-		if (o && sky_work + g.work > SVOD_PLAN_SKY_WORK)
-			break;
 		if (o)
 			svod_plan_squeak(&g, lb);
 		sort(g.items, g.m, sizeof(*g.items), svod_plan_key_cmp, NULL);
-		err = svod_plan_sky_pass(&g, scratch, &peak, &failed, U64_MAX);
+		err = svod_plan_sky_pass(&g, scratch, &peak, &failed,
+					 SVOD_PLAN_SKY_WORK - sky_work);
 		sky_work += g.work;
 		if (err == -E2BIG || err == -ERANGE)
 			break;
