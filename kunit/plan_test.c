@@ -263,11 +263,14 @@ static void plan_random_never_above_tlsf(struct kunit *test)
 		KUNIT_EXPECT_LE(test, res.peak, tlsf.peak);
 		KUNIT_EXPECT_GE(test, res.peak, res.lower_bound);
 		KUNIT_EXPECT_LE(test, res.used, SVOD_PLAN_USED_SQUEAKY);
-		/* The greedy plan only when strictly lower, else TLSF's. */
+		/*
+		 * TLSF's offsets whenever TLSF is reported. A greedy plan may
+		 * tie with TLSF's peak: TLSF wins only when strictly lower
+		 * (uapi.rst), so a tie is the greedy plan (seed
+		 * 3354909619148278443 gives one at 37120 bytes).
+		 */
 		if (res.used == SVOD_PLAN_USED_TLSF)
 			KUNIT_EXPECT_EQ(test, memcmp(off, off2, sizeof(*off) * n), 0);
-		else
-			KUNIT_EXPECT_LT(test, res.peak, tlsf.peak);
 	}
 }
 
