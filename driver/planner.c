@@ -12,16 +12,22 @@
 #include "ioctl.h"
 #include "svod.h"
 
-static int svod_plan_run_req(struct svod_plan *req,
-			     const struct svod_plan_event *events,
-			     u64 *offsets)
+/* The core's parameters of @req. */
+static struct svod_plan_params svod_plan_params_of(const struct svod_plan *req)
 {
-	const struct svod_plan_params params = {
+	return (struct svod_plan_params){
 		.arena_size = req->arena_size,
 		.block_size = req->block_size,
 		.lv2_cnt = req->lv2_cnt,
 		.strategy = req->strategy,
 	};
+}
+
+static int svod_plan_run_req(struct svod_plan *req,
+			     const struct svod_plan_event *events,
+			     u64 *offsets)
+{
+	const struct svod_plan_params params = svod_plan_params_of(req);
 	struct svod_plan_result res;
 	int ret;
 
@@ -32,21 +38,6 @@ static int svod_plan_run_req(struct svod_plan *req,
 	req->failed_event = res.failed_event;
 	req->strategy_used = res.used;
 	return ret;
-}
-
-/*
- * The parameters core/plan.c refuses with -EINVAL, checked before a byte is
- * allocated or copied: an argument error is -EINVAL whatever the memory
- * state (core/plan.c checks them again; keep the two in step).
- */
-static int svod_plan_check_req(const struct svod_plan *req)
-{
-	if (!req->arena_size || !req->block_size ||
-	    req->lv2_cnt > SVOD_TLSF_MAX_LV2_CNT)
-		return -EINVAL;
-	if (req->strategy != SVOD_PLAN_TLSF && req->strategy != SVOD_PLAN_BEST)
-		return -EINVAL;
-	return 0;
 }
 
 /**
@@ -73,6 +64,7 @@ static int svod_plan_check_req(const struct svod_plan *req)
 int svod_plan_ioctl(struct svod_file *sf, void *data)
 {
 	struct svod_plan *req = data;
+	struct svod_plan_params params;
 	struct svod_plan_event *events;
 	u64 *offsets;
 	int ret;
@@ -81,7 +73,12 @@ int svod_plan_ioctl(struct svod_file *sf, void *data)
 	req->lower_bound = 0;
 	req->failed_event = ~0U;
 	req->strategy_used = SVOD_PLAN_USED_TLSF;
-	if (req->flags || req->pad2 || svod_plan_check_req(req))
+	/*
+	 * Parameter errors before a byte is allocated or copied: -EINVAL
+	 * whatever the memory state.
+	 */
+	params = svod_plan_params_of(req);
+	if (req->flags || req->pad2 || svod_plan_check_params(&params))
 		return -EINVAL;
 	if (req->nr_events > READ_ONCE(svod_max_plan_events))
 		return -E2BIG;

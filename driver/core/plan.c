@@ -84,7 +84,7 @@ static int svod_plan_ids_init(struct svod_plan_ids *t, const struct svod_plan_ev
 			max_id = ev[i].id;
 		a = ev[i].op == SVOD_PLAN_ALLOC;
 		live += a;
-		live -= !a & (live != 0);
+		live -= (a ^ 1) & (live != 0);
 		most = max(most, live);
 	}
 	*max_live = most;
@@ -723,8 +723,10 @@ static int svod_plan_sky_pass(struct svod_plan_greedy *g, u64 *offsets, u64 *pea
 	u64 f, end, top = 0;
 	int err;
 
-	for (i = 0; i < 2 * g->leaves; i++)
-		g->sky[i] = g->tag[i] = 0;
+	for (i = 0; i < 2 * g->leaves; i++) {
+		g->sky[i] = 0;
+		g->tag[i] = 0;
+	}
 	for (i = 0; i < g->m; i++) {
 		g->heap[i] = i;
 		g->floor[i] = 0;
@@ -970,7 +972,17 @@ out:
 	return ret;
 }
 
-static int svod_plan_check_params(const struct svod_plan_params *p)
+/**
+ * svod_plan_check_params() - the parameter errors of a plan
+ * @p: the parameters
+ *
+ * svod_plan_run() refuses the same; callers check first so that an argument
+ * error wins over every other state (memory included).
+ *
+ * Return: 0, or -EINVAL for arena_size or block_size 0, lv2_cnt above
+ * SVOD_TLSF_MAX_LV2_CNT, or an unknown strategy.
+ */
+int svod_plan_check_params(const struct svod_plan_params *p)
 {
 	if (!p->arena_size || !p->block_size || p->lv2_cnt > SVOD_TLSF_MAX_LV2_CNT)
 		return -EINVAL;

@@ -53,6 +53,7 @@ struct svod_plan_result {
 	u32 used;
 };
 
+int svod_plan_check_params(const struct svod_plan_params *p);
 int svod_plan_run(const struct svod_plan_params *p, const struct svod_plan_event *ev,
 		  u32 n, u64 *offsets, struct svod_plan_result *res, gfp_t gfp);
 
