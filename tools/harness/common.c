@@ -34,6 +34,28 @@ int ht_open(void)
 	return svod_open_path(path ? path : SVOD_DEV_PATH);
 }
 
+/**
+ * ht_write_file() - write a value to a file, as ``echo -n VAL >PATH`` would
+ * @path: a sysfs, debugfs or configfs attribute, or any file
+ * @val: the text, written in one write() (no newline added)
+ *
+ * Context: any thread.
+ * Return: 0, -errno of open() or write(), or -EIO for a short write.
+ */
+int ht_write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+	int ret;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	ret = n < 0 ? -errno : (size_t)n == strlen(val) ? 0 : -EIO;
+	close(fd);
+	return ret;
+}
+
 /* SVOD_CONFIGFS/<bdf>/<rel> into @path; -ENAMETOOLONG if it does not fit. */
 static int ht_cfs_path(char *path, size_t len, const char *bdf, const char *rel)
 {
@@ -66,16 +88,10 @@ static int ht_cfs_open(const char *bdf, const char *rel, int flags)
  */
 int ht_cfs_write(const char *bdf, const char *rel, const char *val)
 {
-	int fd = ht_cfs_open(bdf, rel, O_WRONLY);
-	ssize_t n;
-	int ret;
+	char path[512];
+	int ret = ht_cfs_path(path, sizeof(path), bdf, rel);
 
-	if (fd < 0)
-		return fd;
-	n = write(fd, val, strlen(val));
-	ret = n < 0 ? -errno : (size_t)n == strlen(val) ? 0 : -EIO;
-	close(fd);
-	return ret;
+	return ret ? ret : ht_write_file(path, val);
 }
 
 /**

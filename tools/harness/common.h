@@ -15,6 +15,7 @@
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 int ht_open(void);
+int ht_write_file(const char *path, const char *val);
 int ht_cfs_write(const char *bdf, const char *rel, const char *val);
 int ht_cfs_read(const char *bdf, const char *rel, char *buf, size_t len);
 int ht_cfs_mkdir(const char *bdf, const char *rel);

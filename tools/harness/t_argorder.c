@@ -256,15 +256,9 @@ static void run_state(const struct state *s, uint32_t watch)
 static int dbg_write(const char *rel, const char *val)
 {
 	char path[128];
-	int f, ok;
 
 	snprintf(path, sizeof(path), DBG "/%s", rel);
-	f = open(path, O_WRONLY);
-	if (f < 0)
-		return -errno;
-	ok = write(f, val, strlen(val)) == (ssize_t)strlen(val);
-	close(f);
-	return ok ? 0 : -EIO;
+	return ht_write_file(path, val);
 }
 
 /* fail-nth = @n for this thread (0 clears); -1 if it cannot be set. */

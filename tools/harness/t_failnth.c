@@ -57,15 +57,9 @@ static size_t page_size;
 static int dbg_write(const char *rel, const char *val)
 {
 	char path[128];
-	int f, ok;
 
 	snprintf(path, sizeof(path), DBG "/%s", rel);
-	f = open(path, O_WRONLY);
-	if (f < 0)
-		return -errno;
-	ok = write(f, val, strlen(val)) == (ssize_t)strlen(val);
-	close(f);
-	return ok ? 0 : -EIO;
+	return ht_write_file(path, val);
 }
 
 /* Quiet, filter-free injection through fail-nth only (probability 0). */

@@ -312,15 +312,9 @@ static uint64_t count_not(const volatile uint8_t *m, uint64_t size, uint8_t byte
 static int no_driver(const char *bdf)
 {
 	char path[256];
-	int f, ok;
 
 	snprintf(path, sizeof(path), SVOD_SYSFS_DEVICES "/%s/driver_override", bdf);
-	f = open(path, O_WRONLY);
-	if (f < 0)
-		return -errno;
-	ok = write(f, "none", 4) == 4;
-	close(f);
-	return ok ? 0 : -EIO;
+	return ht_write_file(path, "none");
 }
 
 /*
