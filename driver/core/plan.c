@@ -68,26 +68,14 @@ struct svod_plan_ids {
 	u64 key;
 };
 
-/*
- * Set up the id table for @n events; *@max_live gets the most buffers live
- * at once before the first malformed event, or more: ALLOCs minus FREEs
- * (never below zero), a running count exact up to that event.
- */
 static int svod_plan_ids_init(struct svod_plan_ids *t, const struct svod_plan_event *ev,
-			      u32 n, u32 *max_live, gfp_t gfp)
+			      u32 n, gfp_t gfp)
 {
 	u64 nr_slots, max_id = 0, i;
-	u32 live = 0, most = 0, a;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++)
 		if (ev[i].id > max_id)
 			max_id = ev[i].id;
-		a = ev[i].op == SVOD_PLAN_ALLOC;
-		live += a;
-		live -= (a ^ 1) & (live != 0);
-		most = max(most, live);
-	}
-	*max_live = most;
 	*t = (struct svod_plan_ids){ .key = svod_plan_hash_key() };
 	if (max_id < 4ULL * n) {
 		nr_slots = max_id + 1;
@@ -125,58 +113,6 @@ static int svod_plan_check_event(const struct svod_plan_event *e,
 	return s->ev < SVOD_PLAN_SLOT_DEAD ? 0 : -EINVAL;
 }
 
-static void svod_plan_clear(u64 *offsets, u32 n)
-{
-	u32 i;
-
-	for (i = 0; i < n; i++)
-		offsets[i] = SVOD_PLAN_NO_OFFSET;
-}
-
-/**
- * struct svod_plan_live - running totals of the pairing
- * @bytes: requested bytes live now (wrapped once saturated)
- * @nr: buffers live now
- * @saturated: @bytes overflowed once: the lower bound is U64_MAX
- */
-struct svod_plan_live {
-	u64 bytes;
-	u32 nr;
-	bool saturated;
-};
-
-/*
- * Check event @i against the id table and record it: an ALLOC takes its
- * id's slot (which then names event @i), a FREE releases it; the counts
- * and the lower bound follow. Return: 0, or -EINVAL (nothing recorded).
- */
-static inline int svod_plan_step(struct svod_plan_ctx *c, struct svod_plan_ids *ids,
-				 struct svod_plan_live *l, u32 i, u32 *alloc_ev)
-{
-	const struct svod_plan_event *e = &c->ev[i];
-	struct svod_plan_slot *s = svod_plan_ids_find(ids, e->id);
-	int err = svod_plan_check_event(e, s);
-
-	if (err)
-		return err;
-	if (e->op == SVOD_PLAN_ALLOC) {
-		s->id = e->id;
-		s->ev = i;
-		c->nr_allocs++;
-		c->max_live = max(c->max_live, ++l->nr);
-		if (check_add_overflow(l->bytes, e->size, &l->bytes))
-			l->saturated = true;
-		c->lower_bound = l->saturated ? U64_MAX : max(c->lower_bound, l->bytes);
-		*alloc_ev = i;
-	} else {
-		*alloc_ev = s->ev;
-		l->bytes -= c->ev[s->ev].size;
-		s->ev = SVOD_PLAN_SLOT_DEAD;
-		l->nr--;
-	}
-	return 0;
-}
-
 /*
  * Pair every FREE with its ALLOC through an id table, stop at the first
  * malformed event (unknown op, nonzero FREE fields, ALLOC of a live id,
@@ -185,62 +121,16 @@ static inline int svod_plan_step(struct svod_plan_ctx *c, struct svod_plan_ids *
  */
 static int svod_plan_pair(struct svod_plan_ctx *c)
 {
-	struct svod_plan_live l = {};
 	struct svod_plan_ids ids;
-	u32 i, a, most;
+	struct svod_plan_slot *s;
+	u64 live_bytes = 0;
+	bool saturated = false;
+	u32 i, live = 0;
 	int err;
 
-	err = svod_plan_ids_init(&ids, c->ev, c->n, &most, c->gfp);
+	err = svod_plan_ids_init(&ids, c->ev, c->n, c->gfp);
 	if (err)
 		return err;
-
-	for (i = 0; i < c->n; i++) {
-		if (i % SVOD_PLAN_YIELD_EVENTS == SVOD_PLAN_YIELD_EVENTS - 1) {
-			err = svod_yield();
-			if (err)
-				goto free_ids;
-		}
-		c->bad_err = svod_plan_step(c, &ids, &l, i, &a);
-		if (c->bad_err)
-			break;
-		c->pair[i] = c->ev[i].op == SVOD_PLAN_ALLOC ? c->n : a;
-		if (a != i)
-			c->pair[a] = i;
-	}
-	c->valid = i;
-
-free_ids:
-	kvfree(ids.slots);
-	return err;
-}
-
-/*
- * SVOD_PLAN_TLSF in one pass: pair each event and run it through TLSF at
- * once (the block of a live ALLOC is found through its event), stopping at
- * the first malformed event or allocation failure; after a failure the
- * pairing alone goes on, for the lower bound and the first malformed
- * event. Offsets are written as the events go, NO_OFFSET from the stop on.
- */
-static int svod_plan_tlsf_fused(struct svod_plan_ctx *c, u64 *offsets,
-				struct svod_plan_result *res)
-{
-	const struct svod_plan_params *p = c->p;
-	struct svod_tlsf_block **blk;
-	struct svod_plan_live l = {};
-	struct svod_plan_ids ids;
-	struct svod_tlsf t;
-	int err, terr = 0;
-	u32 i, a, most;
-
-	blk = kvmalloc_array(max(c->n, 1U), sizeof(*blk), c->gfp);
-	if (!blk)
-		return -ENOMEM;
-	err = svod_plan_ids_init(&ids, c->ev, c->n, &most, c->gfp);
-	if (err)
-		goto free_blk;
-	err = svod_tlsf_init(&t, p->arena_size, p->block_size, p->lv2_cnt, most, c->gfp);
-	if (err)
-		goto free_ids;
 
 	for (i = 0; i < c->n; i++) {
 		const struct svod_plan_event *e = &c->ev[i];
@@ -248,43 +138,33 @@ static int svod_plan_tlsf_fused(struct svod_plan_ctx *c, u64 *offsets,
 		if (i % SVOD_PLAN_YIELD_EVENTS == SVOD_PLAN_YIELD_EVENTS - 1) {
 			err = svod_yield();
 			if (err)
-				goto fini;
+				goto free_ids;
 		}
-		c->bad_err = svod_plan_step(c, &ids, &l, i, &a);
+		s = svod_plan_ids_find(&ids, e->id);
+		c->bad_err = svod_plan_check_event(e, s);
 		if (c->bad_err)
 			break;
-		if (terr)
-			continue;
-		if (e->op == SVOD_PLAN_FREE) {
-			svod_tlsf_free(&t, blk[a]);
-			offsets[i] = SVOD_PLAN_NO_OFFSET;
-			continue;
+		if (e->op == SVOD_PLAN_ALLOC) {
+			s->id = e->id;
+			s->ev = i;
+			c->pair[i] = c->n;
+			c->nr_allocs++;
+			c->max_live = max(c->max_live, ++live);
+			if (check_add_overflow(live_bytes, e->size, &live_bytes))
+				saturated = true;
+			c->lower_bound = saturated ? U64_MAX : max(c->lower_bound, live_bytes);
+		} else {
+			c->pair[i] = s->ev;
+			c->pair[s->ev] = i;
+			live_bytes -= c->ev[s->ev].size;
+			s->ev = SVOD_PLAN_SLOT_DEAD;
+			live--;
 		}
-		terr = svod_tlsf_alloc(&t, e->size, e->align, &blk[i]);
-		if (terr) {
-			res->failed_event = i;
-			svod_plan_clear(offsets + i, c->n - i);
-			continue;
-		}
-		offsets[i] = blk[i]->start;
 	}
 	c->valid = i;
-	res->peak = t.peak;
-	if (!terr) {
-		svod_plan_clear(offsets + i, c->n - i);
-		if (c->valid < c->n) {
-			res->failed_event = c->valid;
-			terr = c->bad_err;
-		}
-	}
-	err = terr;
 
-fini:
-	svod_tlsf_fini(&t);
 free_ids:
 	kvfree(ids.slots);
-free_blk:
-	kvfree(blk);
 	return err;
 }
 
@@ -394,14 +274,8 @@ struct svod_plan_entry {
  *	tiling that holds slot max(@qlo, its first slot), so exactly once
  * @levels: log2(@leaves)
  * @work: nodes and entries visited so far
- * @budget: the placement gives up when @work exceeds 2^24 plus its share
- *	for the buffers placed so far, which keeps its cost O(m log m)
- * @sky: per node of the same tree, the skyline pass's highest end placed
- *	in its slots (max of @tag over the node and its subtree)
- * @tag: per node, the highest end placed over all of its slots at once
- * @heap: the skyline pass's unplaced buffers, a binary min-heap by
- *	(@floor, index)
- * @floor: per buffer, a lower bound of the lowest offset it can take
+ * @budget: the placement gives up when @work exceeds it, which keeps its
+ *	cost O(m log m)
  */
 struct svod_plan_greedy {
 	struct svod_plan_item *items;
@@ -419,21 +293,12 @@ struct svod_plan_greedy {
 	u32 levels;
 	u64 work;
 	u64 budget;
-	u64 *sky;
-	u64 *tag;
-	u32 *heap;
-	u64 *floor;
 };
 
 /* Work per buffer and per tree level the greedy placement may spend. */
-#define SVOD_PLAN_WORK_PER_LEVEL	8
+#define SVOD_PLAN_WORK_PER_LEVEL	48
 /* Greedy orders BEST tries. */
 #define SVOD_PLAN_NR_ORDERS		2
-/* Most buffers the skyline passes run for. */
-#define SVOD_PLAN_SKY_MAX_ITEMS		65536
-/* Most skyline passes per plan, and their heap steps in all. */
-#define SVOD_PLAN_SKY_PASSES		256
-#define SVOD_PLAN_SKY_WORK		BIT(22)
 /* Entries per buffer the tree may hold before the placement gives up. */
 #define SVOD_PLAN_ENTRIES_PER_ITEM	16
 
@@ -531,8 +396,7 @@ static u32 svod_plan_gather(struct svod_plan_greedy *g, u32 lo, u32 hi)
 		sort(g->spans, k, sizeof(*g->spans), svod_plan_span_cmp, NULL);
 	else
 		svod_plan_span_isort(g->spans, k);
-	/* Sorting costs k log k: a pass meeting thousands per buffer gives up. */
-	g->work += (u64)k * fls64(k);
+	g->work += k;
 	return k;
 }
 
@@ -620,8 +484,7 @@ static int svod_plan_greedy_pass(struct svod_plan_greedy *g, u64 *offsets,
 				return err;
 		}
 		k = svod_plan_gather(g, it->lo, it->hi);
-		/* The budget accrues per buffer placed: hopeless passes end early. */
-		if (g->work > g->budget / g->m * (i + 1) + BIT(24))
+		if (g->work > g->budget)
 			return -E2BIG;
 		it->offset = svod_plan_best_offset(g->spans, k, it);
 		if (check_add_overflow(it->offset, it->size, &end))
@@ -637,128 +500,6 @@ static int svod_plan_greedy_pass(struct svod_plan_greedy *g, u64 *offsets,
 				return -ERANGE;
 		}
 		offsets[it->first] = it->offset;
-	}
-	*peak = top;
-	return 0;
-}
-
-/* Raise the skyline to @v over slots [lo, hi) (@v is above all of it). */
-static void svod_plan_sky_raise(struct svod_plan_greedy *g, u32 lo, u32 hi, u64 v)
-{
-	u32 l = lo + g->leaves, r = hi + g->leaves, u;
-
-	for (; l < r; l >>= 1, r >>= 1) {
-		if (l & 1) {
-			g->tag[l] = v;
-			g->sky[l++] = v;
-		}
-		if (r & 1) {
-			g->tag[--r] = v;
-			g->sky[r] = v;
-		}
-	}
-	for (u = (lo + g->leaves) >> 1; u; u >>= 1)
-		g->sky[u] = max(g->sky[u], v);
-	for (u = (hi - 1 + g->leaves) >> 1; u; u >>= 1)
-		g->sky[u] = max(g->sky[u], v);
-}
-
-/*
- * The skyline's highest point over slots [lo, hi): the nodes that tile the
- * range, and the tags of their ancestors, all ancestors of slot lo or hi-1.
- */
-static u64 svod_plan_sky_max(const struct svod_plan_greedy *g, u32 lo, u32 hi)
-{
-	u32 l = lo + g->leaves, r = hi + g->leaves, u;
-	u64 v = 0;
-
-	for (; l < r; l >>= 1, r >>= 1) {
-		if (l & 1)
-			v = max(v, g->sky[l++]);
-		if (r & 1)
-			v = max(v, g->sky[--r]);
-	}
-	for (u = (lo + g->leaves) >> 1; u; u >>= 1)
-		v = max(v, g->tag[u]);
-	for (u = (hi - 1 + g->leaves) >> 1; u; u >>= 1)
-		v = max(v, g->tag[u]);
-	return v;
-}
-
-static bool svod_plan_heap_less(const struct svod_plan_greedy *g, u32 a, u32 b)
-{
-	return g->floor[a] < g->floor[b] || (g->floor[a] == g->floor[b] && a < b);
-}
-
-/* Restore the heap of @nr entries below position @k. */
-static void svod_plan_heap_down(struct svod_plan_greedy *g, u32 nr, u32 k)
-{
-	u32 v = g->heap[k], c;
-
-	for (; (c = 2 * k + 1) < nr; k = c) {
-		if (c + 1 < nr && svod_plan_heap_less(g, g->heap[c + 1], g->heap[c]))
-			c++;
-		if (!svod_plan_heap_less(g, g->heap[c], v))
-			break;
-		g->heap[k] = g->heap[c];
-	}
-	g->heap[k] = v;
-}
-
-/*
- * One skyline pass: always at the lowest offset any unplaced buffer can
- * take (the highest end placed over its lifetime, aligned), the first
- * buffer in @g->items order that can go there. A packing in this canonical
- * form exists at every peak a packing exists, and filling the lowest
- * valley first is how a tiling is rebuilt. Floors in the heap are lower
- * bounds (placements only raise them): a buffer whose floor rose is put
- * back, else it is the lowest. O(log m) per heap step, at most @budget
- * steps (-E2BIG); -ERANGE if an end overflows.
- */
-static int svod_plan_sky_pass(struct svod_plan_greedy *g, u64 *offsets, u64 *peak,
-			      u32 *failed, u64 budget)
-{
-	struct svod_plan_item *it;
-	u32 nr = g->m, i, done = 0;
-	u64 f, end, top = 0;
-	int err;
-
-	for (i = 0; i < 2 * g->leaves; i++) {
-		g->sky[i] = 0;
-		g->tag[i] = 0;
-	}
-	for (i = 0; i < g->m; i++) {
-		g->heap[i] = i;
-		g->floor[i] = 0;
-	}
-	g->work = 0;
-	while (nr) {
-		i = g->heap[0];
-		it = &g->items[i];
-		if (++g->work > budget)
-			return -E2BIG;
-		f = svod_round_up(svod_plan_sky_max(g, it->lo, it->hi), it->align);
-		if (f > g->floor[i]) {
-			g->floor[i] = f;
-			svod_plan_heap_down(g, nr, 0);
-			continue;
-		}
-		g->heap[0] = g->heap[--nr];
-		svod_plan_heap_down(g, nr, 0);
-		if (check_add_overflow(f, it->size, &end) || end == U64_MAX)
-			return -ERANGE;
-		it->offset = f;
-		offsets[it->first] = f;
-		svod_plan_sky_raise(g, it->lo, it->hi, end);
-		if (end > top) {
-			top = end;
-			*failed = it->first;
-		}
-		if (++done % 64 == 0) {
-			err = svod_yield();
-			if (err)
-				return err;
-		}
 	}
 	*peak = top;
 	return 0;
@@ -817,10 +558,6 @@ static void svod_plan_greedy_free(struct svod_plan_greedy *g)
 	kvfree(g->seen);
 	kvfree(g->ent);
 	kvfree(g->spans);
-	kvfree(g->sky);
-	kvfree(g->tag);
-	kvfree(g->heap);
-	kvfree(g->floor);
 }
 
 static int svod_plan_greedy_init(struct svod_plan_greedy *g, struct svod_plan_ctx *c)
@@ -833,19 +570,14 @@ static int svod_plan_greedy_init(struct svod_plan_greedy *g, struct svod_plan_ct
 		g->levels++;
 	}
 	g->cap_ent = (u64)SVOD_PLAN_ENTRIES_PER_ITEM * m + 64;
-	g->budget = (u64)SVOD_PLAN_WORK_PER_LEVEL * max(m, 1U) * (fls64(m) + 1);
+	g->budget = (u64)SVOD_PLAN_WORK_PER_LEVEL * m * (fls64(m) + 1) + BIT(24);
 	g->items = kvmalloc_array(max(m, 1U), sizeof(*g->items), c->gfp);
 	g->head = kvmalloc_array(2 * g->leaves, sizeof(*g->head), c->gfp);
 	g->busy = kvmalloc_array(2 * g->leaves, sizeof(*g->busy), c->gfp);
 	g->seen = kvmalloc_array(2 * g->leaves, sizeof(*g->seen), c->gfp);
 	g->ent = kvmalloc_array(g->cap_ent, sizeof(*g->ent), c->gfp);
 	g->spans = kvmalloc_array(max(m, 1U), sizeof(*g->spans), c->gfp);
-	g->sky = kvmalloc_array(2 * g->leaves, sizeof(*g->sky), c->gfp);
-	g->tag = kvmalloc_array(2 * g->leaves, sizeof(*g->tag), c->gfp);
-	g->heap = kvmalloc_array(max(m, 1U), sizeof(*g->heap), c->gfp);
-	g->floor = kvmalloc_array(max(m, 1U), sizeof(*g->floor), c->gfp);
-	if (!g->items || !g->head || !g->busy || !g->seen || !g->ent || !g->spans ||
-	    !g->sky || !g->tag || !g->heap || !g->floor) {
+	if (!g->items || !g->head || !g->busy || !g->seen || !g->ent || !g->spans) {
 		svod_plan_greedy_free(g);
 		return -ENOMEM;
 	}
@@ -867,52 +599,10 @@ struct svod_plan_out {
 	u32 used;
 };
 
-/* Keep the plan in @scratch in @out if it is the first or lower. */
-static void svod_plan_keep(struct svod_plan_ctx *c, struct svod_plan_out *out, int *ret,
-			   const u64 *scratch, u64 peak, u32 failed, u32 used)
-{
-	if (!*ret && peak >= out->peak)
-		return;
-	memcpy(out->offsets, scratch, sizeof(*scratch) * c->n);
-	out->peak = peak;
-	out->failed = failed;
-	out->used = used;
-	*ret = 0;
-}
-
 /*
- * Squeaky wheel: every buffer that ended above the lower bound @lb moves
- * up the order, its key times 1 + 4 (its end - @lb) / @lb (16-bit fixed
- * point, saturating), so that the next pass places it before the buffers
- * that pushed it up.
- */
-static void svod_plan_squeak(struct svod_plan_greedy *g, u64 lb)
-{
-	u64 end, frac, inc, rem;
-	u32 i;
-
-	for (i = 0; i < g->m; i++) {
-		struct svod_plan_item *it = &g->items[i];
-
-		if (check_add_overflow(it->offset, it->size, &end) || end <= lb)
-			continue;
-		frac = end - lb >= U64_MAX >> 16 ? U64_MAX :
-		       div64_u64_rem((end - lb) << 18, lb, &rem);
-		inc = it->key >> 16;
-		if ((frac && inc > U64_MAX / frac) ||
-		    check_add_overflow(it->key, max(inc * frac, 1ULL), &it->key))
-			it->key = U64_MAX;
-	}
-}
-
-/*
- * The greedy plans, best gap first, by size and by size times lifetime,
- * then (for at most SVOD_PLAN_SKY_MAX_ITEMS buffers) skyline passes: by
- * size times lifetime, then squeaky-wheel reorderings of it, while the
- * passes stay within SVOD_PLAN_SKY_PASSES and SVOD_PLAN_SKY_WORK heap
- * steps. @out gets the plan with the lowest peak (the earliest on a tie);
- * everything stops at the lower bound. -E2BIG when every pass ran out of
- * its work budget.
+ * The greedy plans, best gap first, in two orders: by size, and by size
+ * times lifetime; @out gets the one with the lower peak (by size on a
+ * tie). -E2BIG when a pass ran out of its work budget and none finished.
  */
 static int svod_plan_best(struct svod_plan_ctx *c, struct svod_plan_out *out,
 			  u64 *scratch)
@@ -921,7 +611,7 @@ static int svod_plan_best(struct svod_plan_ctx *c, struct svod_plan_out *out,
 		SVOD_PLAN_USED_SIZE, SVOD_PLAN_USED_AREA,
 	};
 	struct svod_plan_greedy g;
-	u64 peak, sky_work = 0, lb = max(c->lower_bound, 1ULL);
+	u64 peak;
 	u32 o, i, failed = U32_MAX;
 	int err, ret = -E2BIG;
 
@@ -929,8 +619,6 @@ static int svod_plan_best(struct svod_plan_ctx *c, struct svod_plan_out *out,
 	if (err)
 		return err;
 	for (o = 0; o < SVOD_PLAN_NR_ORDERS; o++) {
-		if (!ret && out->peak <= c->lower_bound)
-			goto out;
 		for (i = 0; i < g.m; i++)
 			g.items[i].key = svod_plan_key(&g.items[i], orders[o]);
 		sort(g.items, g.m, sizeof(*g.items), svod_plan_key_cmp, NULL);
@@ -940,34 +628,16 @@ static int svod_plan_best(struct svod_plan_ctx *c, struct svod_plan_out *out,
 			continue;
 		if (err) {
 			ret = err;
-			goto out;
-		}
-		svod_plan_keep(c, out, &ret, scratch, peak, failed, orders[o]);
-	}
-	if (g.m > SVOD_PLAN_SKY_MAX_ITEMS)
-		goto out;
-
-	for (i = 0; i < g.m; i++)
-		g.items[i].key = svod_plan_key(&g.items[i], SVOD_PLAN_USED_AREA);
-	for (o = 0; o < SVOD_PLAN_SKY_PASSES; o++) {
-		if (!ret && out->peak <= c->lower_bound)
-			break;
-		if (o)
-			svod_plan_squeak(&g, lb);
-		sort(g.items, g.m, sizeof(*g.items), svod_plan_key_cmp, NULL);
-		err = svod_plan_sky_pass(&g, scratch, &peak, &failed,
-					 SVOD_PLAN_SKY_WORK - sky_work);
-		sky_work += g.work;
-		if (err == -E2BIG || err == -ERANGE)
-			break;
-		if (err) {
-			ret = err;
 			break;
 		}
-		svod_plan_keep(c, out, &ret, scratch, peak, failed,
-			       o ? SVOD_PLAN_USED_SQUEAKY : SVOD_PLAN_USED_SKY);
+		if (ret || peak < out->peak) {
+			memcpy(out->offsets, scratch, sizeof(*scratch) * c->n);
+			out->peak = peak;
+			out->failed = failed;
+			out->used = orders[o];
+			ret = 0;
+		}
 	}
-out:
 	svod_plan_greedy_free(&g);
 	return ret;
 }
@@ -991,6 +661,14 @@ int svod_plan_check_params(const struct svod_plan_params *p)
 	return 0;
 }
 
+static void svod_plan_clear(u64 *offsets, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		offsets[i] = SVOD_PLAN_NO_OFFSET;
+}
+
 /*
  * SVOD_PLAN_BEST: the better greedy plan unless TLSF fits with a lower
  * peak (or the greedy passes ran out of budget). Malformed events are
@@ -1002,7 +680,7 @@ static int svod_plan_run_best(struct svod_plan_ctx *c, u64 *offsets,
 	struct svod_plan_out best = { .failed = U32_MAX };
 	u32 tlsf_failed = U32_MAX;
 	int tlsf_err, err;
-	u64 tlsf_peak = 0;
+	u64 tlsf_peak;
 
 	if (c->valid < c->n) {
 		res->failed_event = c->valid;
@@ -1083,25 +761,17 @@ int svod_plan_run(const struct svod_plan_params *p, const struct svod_plan_event
 		  u32 n, u64 *offsets, struct svod_plan_result *res, gfp_t gfp)
 {
 	struct svod_plan_ctx c = { .p = p, .ev = ev, .n = n, .gfp = gfp };
+	u32 failed = U32_MAX;
 	int err;
 
 	*res = (struct svod_plan_result){ .failed_event = U32_MAX,
 					   .used = SVOD_PLAN_USED_TLSF };
 	if (n > SVOD_PLAN_MAX_EVENTS)
 		return -E2BIG;
-	err = svod_plan_check_params(p);
-	if (err) {
-		svod_plan_clear(offsets, n);
-		return err;
-	}
-	if (p->strategy == SVOD_PLAN_TLSF) {
-		err = svod_plan_tlsf_fused(&c, offsets, res);
-		if (err == -ENOMEM || err == -EINTR)
-			svod_plan_clear(offsets, n);
-		res->lower_bound = c.lower_bound;
-		return err;
-	}
 	svod_plan_clear(offsets, n);
+	err = svod_plan_check_params(p);
+	if (err)
+		return err;
 
 	c.pair = kvmalloc_array(max(n, 1U), sizeof(*c.pair), gfp);
 	if (!c.pair)
@@ -1111,9 +781,20 @@ int svod_plan_run(const struct svod_plan_params *p, const struct svod_plan_event
 		goto free_pair;
 	res->lower_bound = c.lower_bound;
 
-	err = svod_plan_run_best(&c, offsets, res);
-	if (err)
-		svod_plan_clear(offsets, n);
+	if (p->strategy == SVOD_PLAN_BEST) {
+		err = svod_plan_run_best(&c, offsets, res);
+		if (err)
+			svod_plan_clear(offsets, n);
+		goto free_pair;
+	}
+
+	err = svod_plan_tlsf(&c, offsets, &res->peak, &failed);
+	if (err) {
+		res->failed_event = failed;
+	} else if (c.valid < n) {
+		res->failed_event = c.valid;
+		err = c.bad_err;
+	}
 
 free_pair:
 	kvfree(c.pair);

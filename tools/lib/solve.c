@@ -9,9 +9,8 @@
  * buffer can go (the highest end among the placed buffers it shares time
  * with, aligned). Every packing can be pushed down into such a form without
  * raising its peak. The search is a series of decision searches "a plan
- * with peak <= C?": C = the most occupied bytes live in one slot first (40%
- * of the budget, restarted on the Luby schedule in perturbed orders: the
- * optimum of most instances), then bisection between
+ * with peak <= C?": C = the most occupied bytes live in one slot first (80%
+ * of the budget: the optimum of most instances), then bisection between
  * the last failure and the best plan. At each node the candidates are the
  * buffers whose lowest offset is x; pruning:
  *
@@ -32,9 +31,6 @@
  *
  * The first plan is a greedy dive with no target ("fill the lowest
  * valley"), kept if better than the caller's plan (the kernel heuristic's).
- * A valid caller's plan also orders the candidates (by its offsets): the
- * searches then replay it first and try its nearest variants before the
- * rest, a large-neighbourhood search around the incumbent.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -93,12 +89,6 @@ struct solve_trail {
  * @nodes: nodes visited
  * @deadline: CLOCK_MONOTONIC seconds
  * @node_limit: this search stops (as on time out) at this many nodes
- * @rng: xorshift state of the randomized restarts
- * @noise: 0 on the first descent; else candidates beyond the first are
- *	tried in a randomly perturbed priority order
- * @hinted: @prio is the caller's plan in offset order: the candidates are
- *	tried in that order alone (the search replays that plan first, then
- *	its nearest variants)
  * @stop: end this search: a plan found or time out
  * @found: this search found a plan within @target
  * @timeout: this search ran out of time
@@ -127,9 +117,6 @@ struct solver {
 	uint64_t nodes;
 	double deadline;
 	uint64_t node_limit;
-	uint64_t rng;
-	int noise;
-	int hinted;
 	int stop;
 	int found;
 	int timeout;
@@ -280,7 +267,6 @@ static void solve_record(struct solver *s)
 }
 
 static int solve_dfs(struct solver *s, uint32_t placed);
-static uint64_t solve_rand(struct solver *s);
 
 /* qsort has no context argument: the solver being sorted for. */
 static const struct solver *solve_sort_ctx;
@@ -357,9 +343,6 @@ static int solve_branch(struct solver *s, uint32_t placed, uint64_t x, uint32_t 
 	uint32_t k, i, first = tight == SOLVE_NONE ? solve_first(s, x) : SOLVE_NONE;
 	size_t mark = s->nr_trail;
 	int err;
-
-	if (s->hinted || (s->noise && !(solve_rand(s) % 4)))
-		first = SOLVE_NONE;
 
 	for (k = 0; k <= s->m && !s->stop; k++) {
 		i = k ? s->prio[k - 1] : first;
@@ -607,16 +590,6 @@ static uint64_t solve_lower_bound(const struct svod_plan_event *ev, uint32_t n,
 	return lb;
 }
 
-/* By offset in the best plan, then by the usual priority. */
-static int solve_best_cmp(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	if (solve_sort_ctx->best[x] != solve_sort_ctx->best[y])
-		return solve_sort_ctx->best[x] < solve_sort_ctx->best[y] ? -1 : 1;
-	return solve_prio_cmp(a, b);
-}
-
 /* Seed the incumbent with the caller's plan if it is valid. */
 static void solve_hint(struct solver *s, const uint64_t *hint)
 {
@@ -643,9 +616,6 @@ static void solve_hint(struct solver *s, const uint64_t *hint)
 			s->best[i] = hint[s->b[i].event];
 		s->best_peak = peak;
 		s->target = peak ? peak - 1 : 0;
-		solve_sort_ctx = s;
-		qsort(s->prio, s->m, sizeof(*s->prio), solve_best_cmp);
-		s->hinted = 1;
 	}
 }
 
@@ -670,76 +640,9 @@ static int solve_try(struct solver *s, uint64_t target, double deadline, uint64_
 	return s->found ? 1 : s->timeout ? -1 : 0;
 }
 
-static uint64_t solve_rand(struct solver *s)
-{
-	s->rng ^= s->rng << 13;
-	s->rng ^= s->rng >> 7;
-	s->rng ^= s->rng << 17;
-	return s->rng;
-}
-
-/* The Luby sequence 1 1 2 1 1 2 4 1 1 2 ...: term @i (from 1). */
-static uint64_t solve_luby(uint64_t i)
-{
-	uint64_t k = 1;
-
-	while ((1ULL << k) - 1 < i)
-		k++;
-	while ((1ULL << k) - 1 != i) {
-		i -= (1ULL << (k - 1)) - 1;
-		k = 1;
-		while ((1ULL << k) - 1 < i)
-			k++;
-	}
-	return 1ULL << (k - 1);
-}
-
-/*
- * Decision searches at @target restarted on the Luby schedule (units of
- * 4 m nodes), each after the first in a perturbed candidate order (a
- * candidate swaps with one of the next three in priority, and the
- * best-coverage candidate is not always tried first): a search that
- * strays into a barren subtree early is abandoned instead of exhausted.
- * Return: as solve_try(); 0 only when an unlimited search completed.
- */
-static int solve_restarts(struct solver *s, uint64_t target, double deadline)
-{
-	uint32_t *base = malloc(s->m * sizeof(*base)), i, j;
-	uint64_t r, unit = 4 * (uint64_t)s->m + 64;
-	int ret = -1;
-
-	if (!base)
-		return -ENOMEM;
-	memcpy(base, s->prio, s->m * sizeof(*base));
-	for (r = 1; solve_now() < deadline; r++) {
-		uint64_t limit = unit * solve_luby(r);
-
-		if (r > 1) {
-			memcpy(s->prio, base, s->m * sizeof(*base));
-			for (i = 0; i + 1 < s->m; i++) {
-				j = i + (uint32_t)(solve_rand(s) % 4);
-				if (j < s->m) {
-					uint32_t t = s->prio[i];
-
-					s->prio[i] = s->prio[j];
-					s->prio[j] = t;
-				}
-			}
-			s->noise = 1;
-		}
-		ret = solve_try(s, target, deadline, limit);
-		if (ret != -1)
-			break;
-	}
-	memcpy(s->prio, base, s->m * sizeof(*base));
-	s->noise = 0;
-	free(base);
-	return ret;
-}
-
 /*
  * Decision searches from the lowest target (the most bytes live in one
- * slot) up: the lowest first with 40% of the time left, then bisection
+ * slot) up: the lowest first with half the time left, then bisection
  * between what failed and the best found. Return: 1 if the best is proven
  * optimal, 0 if not, or a negative errno.
  */
@@ -765,11 +668,9 @@ static int solve_search(struct solver *s, double seconds)
 			proven = 0;
 			break;
 		}
-		/* The lower bound first (the optimum of most), then above it. */
-		if (c == lo0)
-			r = solve_restarts(s, c, solve_now() + left * 0.4);
-		else
-			r = solve_try(s, c, solve_now() + left / 2, UINT64_MAX);
+		/* Most of the time for the lower bound, the optimum of most. */
+		r = solve_try(s, c, solve_now() + (c == lo0 ? left * 0.8 : left / 2),
+			      UINT64_MAX);
 		if (r < -1)
 			return r;
 		if (r == 1)
@@ -803,8 +704,7 @@ int svod_plan_solve(const struct svod_plan_event *ev, uint32_t n,
 		    const struct svod_solve_params *p, const uint64_t *hint,
 		    uint64_t *offsets, struct svod_solve_result *res)
 {
-	struct solver s = { .best_peak = UINT64_MAX, .target = UINT64_MAX,
-			    .rng = 0x9E3779B97F4A7C15ULL };
+	struct solver s = { .best_peak = UINT64_MAX, .target = UINT64_MAX };
 	uint32_t *last = NULL, i;
 	int err;
 

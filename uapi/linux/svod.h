@@ -245,8 +245,6 @@ struct svod_plan_event {
 #define SVOD_PLAN_USED_TLSF	0	/* the reference TLSF */
 #define SVOD_PLAN_USED_SIZE	1	/* greedy by size, best gap */
 #define SVOD_PLAN_USED_AREA	2	/* greedy by size x lifetime, best gap */
-#define SVOD_PLAN_USED_SKY	3	/* lowest offset first, by size x lifetime */
-#define SVOD_PLAN_USED_SQUEAKY	4	/* lowest offset first, squeaky-wheel order */
 
 /**
  * struct svod_plan - SVOD_IOCTL_PLAN
