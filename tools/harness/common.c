@@ -56,6 +56,88 @@ int ht_write_file(const char *path, const char *val)
 	return ret;
 }
 
+/* One debugfs fault attribute, e.g. "failslab/times": 0 or -errno. */
+static int ht_fault_attr(const char *rel, const char *val)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/%s", rel);
+	return ht_write_file(path, val);
+}
+
+/* A fault capability's attribute @rel set to @val; the first error kept. */
+static void ht_fault_set(int *ret, const char *rel, const char *val)
+{
+	int r = ht_fault_attr(rel, val);
+
+	if (!*ret)
+		*ret = r;
+}
+
+/**
+ * ht_fail_nth_quiet() - fault injection through fail-nth only, silently
+ * @page_alloc: fail_page_alloc too (every order and gfp), not only failslab
+ *	and fail_usercopy (where the kernel has it)
+ *
+ * Probability 0, no task filter, no limit on times, verbose 0, and
+ * sleeping allocations included: a point fires only when
+ * /proc/thread-self/fail-nth counts down to it, and prints nothing.
+ *
+ * Context: root, debugfs mounted.
+ * Return: 0, or the first -errno (-ENOENT where the kernel has no failslab
+ * or, with @page_alloc, no fail_page_alloc).
+ */
+int ht_fail_nth_quiet(bool page_alloc)
+{
+	int ret = 0;
+
+	ht_fault_set(&ret, "failslab/probability", "0");
+	ht_fault_set(&ret, "failslab/verbose", "0");
+	ht_fault_set(&ret, "failslab/ignore-gfp-wait", "N");
+	ht_fault_set(&ret, "failslab/task-filter", "N");
+	ht_fault_set(&ret, "failslab/times", "-1");
+	if (!access("/sys/kernel/debug/fail_usercopy", F_OK)) {
+		ht_fault_set(&ret, "fail_usercopy/probability", "0");
+		ht_fault_set(&ret, "fail_usercopy/verbose", "0");
+		ht_fault_set(&ret, "fail_usercopy/times", "-1");
+	}
+	if (page_alloc) {
+		ht_fault_set(&ret, "fail_page_alloc/probability", "0");
+		ht_fault_set(&ret, "fail_page_alloc/verbose", "0");
+		ht_fault_set(&ret, "fail_page_alloc/ignore-gfp-wait", "N");
+		ht_fault_set(&ret, "fail_page_alloc/ignore-gfp-highmem", "N");
+		ht_fault_set(&ret, "fail_page_alloc/min-order", "0");
+		ht_fault_set(&ret, "fail_page_alloc/task-filter", "N");
+		ht_fault_set(&ret, "fail_page_alloc/times", "-1");
+	}
+	return ret;
+}
+
+/**
+ * ht_fail_nth_restore() - the kernel's defaults back after ht_fail_nth_quiet()
+ * @page_alloc: as given to ht_fail_nth_quiet()
+ *
+ * Context: root, debugfs mounted; an attribute that cannot be written is
+ * left as it is (nothing to restore there).
+ */
+void ht_fail_nth_restore(bool page_alloc)
+{
+	if (page_alloc) {
+		ht_fault_attr("fail_page_alloc/ignore-gfp-wait", "Y");
+		ht_fault_attr("fail_page_alloc/ignore-gfp-highmem", "Y");
+		ht_fault_attr("fail_page_alloc/min-order", "1");
+		ht_fault_attr("fail_page_alloc/verbose", "2");
+		ht_fault_attr("fail_page_alloc/times", "1");
+	}
+	ht_fault_attr("failslab/ignore-gfp-wait", "Y");
+	ht_fault_attr("failslab/verbose", "2");
+	ht_fault_attr("failslab/times", "1");
+	if (!access("/sys/kernel/debug/fail_usercopy", F_OK)) {
+		ht_fault_attr("fail_usercopy/verbose", "2");
+		ht_fault_attr("fail_usercopy/times", "1");
+	}
+}
+
 /* SVOD_CONFIGFS/<bdf>/<rel> into @path; -ENAMETOOLONG if it does not fit. */
 static int ht_cfs_path(char *path, size_t len, const char *bdf, const char *rel)
 {

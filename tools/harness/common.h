@@ -6,6 +6,7 @@
 #ifndef SVOD_HARNESS_COMMON_H
 #define SVOD_HARNESS_COMMON_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -16,6 +17,8 @@
 
 int ht_open(void);
 int ht_write_file(const char *path, const char *val);
+int ht_fail_nth_quiet(bool page_alloc);
+void ht_fail_nth_restore(bool page_alloc);
 int ht_cfs_write(const char *bdf, const char *rel, const char *val);
 int ht_cfs_read(const char *bdf, const char *rel, char *buf, size_t len);
 int ht_cfs_mkdir(const char *bdf, const char *rel);

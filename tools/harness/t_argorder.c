@@ -253,14 +253,6 @@ static void run_state(const struct state *s, uint32_t watch)
 	       s->name, (unsigned long long)fb0, l0, (unsigned long long)fb1, l1, ht_err(rr));
 }
 
-static int dbg_write(const char *rel, const char *val)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), DBG "/%s", rel);
-	return ht_write_file(path, val);
-}
-
 /* fail-nth = @n for this thread (0 clears); -1 if it cannot be set. */
 static int nth(int nfd, unsigned int n)
 {
@@ -285,18 +277,12 @@ static void run_nomem(const struct state *s)
 	uint8_t buf[BUF_SIZE];
 
 	nfd = open("/proc/thread-self/fail-nth", O_RDWR);
-	if (nfd < 0 || access(DBG "/failslab", F_OK) ||
-	    dbg_write("failslab/verbose", "0") || dbg_write("failslab/ignore-gfp-wait", "N") ||
-	    dbg_write("failslab/probability", "0") || dbg_write("failslab/times", "-1")) {
+	if (nfd < 0 || access(DBG "/failslab", F_OK) || ht_fail_nth_quiet(false)) {
 		for (i = 0; i < 2 * NR_MEM_CMDS; i++)
 			tap_skip("no failslab or fail-nth in this kernel", "no_memory case %d", i);
 		if (nfd >= 0)
 			close(nfd);
 		return;
-	}
-	if (!access(DBG "/fail_usercopy", F_OK)) {
-		dbg_write("fail_usercopy/verbose", "0");
-		dbg_write("fail_usercopy/times", "-1");
 	}
 	for (i = 0; i < NR_MEM_CMDS; i++) {
 		step = 0;
@@ -341,13 +327,7 @@ static void run_nomem(const struct state *s)
 		tap_ok(step && !miss, "no_memory: %s argument errors first (%d wrong:%s)",
 		       cmds[mcmd[i]].name, miss, why);
 	}
-	dbg_write("failslab/ignore-gfp-wait", "Y");
-	dbg_write("failslab/verbose", "2");
-	dbg_write("failslab/times", "1");
-	if (!access(DBG "/fail_usercopy", F_OK)) {
-		dbg_write("fail_usercopy/verbose", "2");
-		dbg_write("fail_usercopy/times", "1");
-	}
+	ht_fail_nth_restore(false);
 	close(nfd);
 }
 

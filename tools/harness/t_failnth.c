@@ -54,39 +54,6 @@ static struct svod_tier_info t0;
 static char bdf1[SVOD_NAME_LEN], orig1[4096];
 static size_t page_size;
 
-static int dbg_write(const char *rel, const char *val)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), DBG "/%s", rel);
-	return ht_write_file(path, val);
-}
-
-/* Quiet, filter-free injection through fail-nth only (probability 0). */
-static int setup_injection(void)
-{
-	int ret = 0;
-
-	ret |= dbg_write("failslab/probability", "0");
-	ret |= dbg_write("failslab/verbose", "0");
-	ret |= dbg_write("failslab/ignore-gfp-wait", "N");
-	ret |= dbg_write("failslab/task-filter", "N");
-	ret |= dbg_write("failslab/times", "-1");
-	if (!access(DBG "/fail_usercopy", F_OK)) {
-		ret |= dbg_write("fail_usercopy/probability", "0");
-		ret |= dbg_write("fail_usercopy/verbose", "0");
-		ret |= dbg_write("fail_usercopy/times", "-1");
-	}
-	ret |= dbg_write("fail_page_alloc/probability", "0");
-	ret |= dbg_write("fail_page_alloc/verbose", "0");
-	ret |= dbg_write("fail_page_alloc/ignore-gfp-wait", "N");
-	ret |= dbg_write("fail_page_alloc/ignore-gfp-highmem", "N");
-	ret |= dbg_write("fail_page_alloc/min-order", "0");
-	ret |= dbg_write("fail_page_alloc/task-filter", "N");
-	ret |= dbg_write("fail_page_alloc/times", "-1");
-	return ret;
-}
-
 /* A line in the kernel log, for the judge (see the file's header). */
 static void kmsg_mark(const char *what)
 {
@@ -98,22 +65,6 @@ static void kmsg_mark(const char *what)
 		tap_diag("kmsg marker '%s' not written: %s", what, strerror(errno));
 	if (f >= 0)
 		close(f);
-}
-
-static void restore_injection(void)
-{
-	dbg_write("fail_page_alloc/ignore-gfp-wait", "Y");
-	dbg_write("fail_page_alloc/ignore-gfp-highmem", "Y");
-	dbg_write("fail_page_alloc/min-order", "1");
-	dbg_write("fail_page_alloc/verbose", "2");
-	dbg_write("fail_page_alloc/times", "1");
-	dbg_write("failslab/ignore-gfp-wait", "Y");
-	dbg_write("failslab/verbose", "2");
-	dbg_write("failslab/times", "1");
-	if (!access(DBG "/fail_usercopy", F_OK)) {
-		dbg_write("fail_usercopy/verbose", "2");
-		dbg_write("fail_usercopy/times", "1");
-	}
 }
 
 static void inject(unsigned int n)
@@ -586,7 +537,7 @@ int main(void)
 		return tap_done();
 	}
 	if (access(DBG "/failslab", F_OK) || access(DBG "/fail_page_alloc", F_OK) ||
-	    setup_injection() ||
+	    ht_fail_nth_quiet(true) ||
 	    (nth_fd = open("/proc/thread-self/fail-nth", O_RDWR)) < 0) {
 		for (i = 0; i < NR_CASES; i++)
 			tap_skip("no failslab, fail_page_alloc or fail-nth in this kernel",
@@ -627,7 +578,7 @@ int main(void)
 		       "failnth_tier_back_to_start (%s: %llu free, %u live)", ht_err(ret),
 		       (unsigned long long)u.free_bytes, u.nr_live);
 	}
-	restore_injection();
+	ht_fail_nth_restore(true);
 	close(nth_fd);
 	close(fd);
 	return tap_done();
