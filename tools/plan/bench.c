@@ -29,6 +29,8 @@
 #define BENCH_TRACES	32
 #define BENCH_EVENTS	4000
 #define CHECK_TRACES	200
+/* Known-optimum instances of the benchmark (times 4 with --long). */
+#define BENCH_HARD	60
 
 static double now(void)
 {
@@ -68,6 +70,33 @@ static double rate(uint32_t strategy, const struct svod_plan_event *ev, uint32_t
 	return best;
 }
 
+/*
+ * @n events: ALLOCs of 1 B to 1 MiB and FREEs of a random live buffer, at
+ * most 2000 live, all freed by the end (refbench.py's "random" shape).
+ */
+static uint32_t random_trace(uint64_t seed, uint32_t n, struct svod_plan_event *ev)
+{
+	uint32_t *live = calloc(2001, sizeof(*live)), nr = 0, k = 0, id = 0, i;
+
+	if (!live)
+		return 0;
+	while (k + nr < n) {
+		if (nr && (nr == 2000 || plan_gen_rand(&seed) % 2)) {
+			i = (uint32_t)(plan_gen_rand(&seed) % nr);
+			ev[k++] = (struct svod_plan_event){ .op = SVOD_PLAN_FREE, .id = live[i] };
+			live[i] = live[--nr];
+			continue;
+		}
+		ev[k++] = (struct svod_plan_event){ .op = SVOD_PLAN_ALLOC, .id = id,
+			.size = 1 + plan_gen_rand(&seed) % (1 << 20) };
+		live[nr++] = id++;
+	}
+	while (nr)
+		ev[k++] = (struct svod_plan_event){ .op = SVOD_PLAN_FREE, .id = live[--nr] };
+	free(live);
+	return k;
+}
+
 static int bench(void)
 {
 	struct svod_plan_event *ev = calloc(BENCH_BIG, sizeof(*ev));
@@ -88,6 +117,9 @@ static int bench(void)
 	n = plan_gen_network(3, BENCH_BIG, ev);
 	printf("plan: best %u-event trace: %.3f Mevents/s\n", n,
 	       rate(SVOD_PLAN_BEST, ev, n, off) / 1e6);
+	n = random_trace(4, BENCH_BIG, ev);
+	printf("plan: best %u-event random trace (1-1M bytes, up to 2000 live): %.3f Mevents/s\n",
+	       n, rate(SVOD_PLAN_BEST, ev, n, off) / 1e6);
 
 	for (t = 0; t < BENCH_TRACES; t++) {
 		n = plan_gen_network(100 + t, BENCH_EVENTS, ev);
@@ -145,16 +177,31 @@ static uint64_t solve(const struct svod_plan_event *ev, uint32_t n, uint64_t blo
 	return sr.peak;
 }
 
+/* The four kinds of known-optimum instances: granule x pinwheel share. */
+static const struct {
+	uint64_t granule;
+	unsigned int pinwheel_pct;
+	const char *name;
+} kinds[] = {
+	{ 256, 0, "guillotine, 256-byte sizes" },
+	{ 1, 0, "guillotine, any size" },
+	{ 256, 30, "non-guillotine, 256-byte sizes" },
+	{ 1, 30, "non-guillotine, any size" },
+};
+
 /*
- * Known-optimum instances (three kinds: 256-byte granule, any size, with
- * pinwheels) and network traces, @scale times as many with --long.
+ * Known-optimum instances (BENCH_HARD of 100-1000 buffers, seeds 500 and
+ * up, the four kinds in turn) and network traces, @scale times as many
+ * with --long: TLSF, BEST and the search (1 s each, from BEST's plan)
+ * against the optimum, overall and per kind; then 5000-buffer instances
+ * (BEST only) and network traces as fixed-lifetime problems.
  */
 static int bench_hard(int scale)
 {
 	struct svod_plan_event *ev = calloc(2 * 5000 + 16, sizeof(*ev));
 	u64 *off = calloc(2 * 5000 + 16, sizeof(*off)), *off2 = calloc(2 * 5000 + 16, 8);
-	int nr = 12 * scale, i, above = 0, kind;
-	double *r[3], t_max = 0, took;
+	int nr = BENCH_HARD * scale, i, k, j, above = 0, nk;
+	double *r[3], *rk, *held, t_max = 0, b_max = 0, took, t;
 	struct svod_plan_result res[2];
 	uint64_t opt, peak;
 	uint32_t n, nb;
@@ -162,19 +209,23 @@ static int bench_hard(int scale)
 	r[0] = calloc(nr, sizeof(double));
 	r[1] = calloc(nr, sizeof(double));
 	r[2] = calloc(nr, sizeof(double));
-	if (!ev || !off || !off2 || !r[0] || !r[1] || !r[2])
+	rk = calloc(nr, sizeof(double));
+	if (!ev || !off || !off2 || !r[0] || !r[1] || !r[2] || !rk)
 		return 1;
 	for (i = 0; i < nr; i++) {
 		struct svod_plan_params p = { 1ULL << 40, 1, 32, SVOD_PLAN_TLSF };
 
-		kind = i % 3;
+		k = i % ARRAY_SIZE(kinds);
 		nb = 100 + (uint32_t)(plan_gen_rand(&(uint64_t){ i + 1 }) % 901);
-		n = plan_gen_rect(500 + i, nb, kind ? 1 : 256, kind == 2 ? 30 : 0, ev, &opt);
+		n = plan_gen_rect(500 + i, nb, kinds[k].granule, kinds[k].pinwheel_pct, ev, &opt);
 		if (svod_plan_run(&p, ev, n, off, &res[0], GFP_KERNEL))
 			return 1;
 		p.strategy = SVOD_PLAN_BEST;
+		t = now();
 		if (svod_plan_run(&p, ev, n, off, &res[1], GFP_KERNEL))
 			return 1;
+		t = now() - t;
+		b_max = t > b_max ? t : b_max;
 		above += res[1].peak > res[0].peak;
 		peak = solve(ev, n, 1, 1.0, off, off2, &took);
 		if (!peak)
@@ -185,20 +236,60 @@ static int bench_hard(int scale)
 		r[2][i] = (double)peak / opt;
 	}
 	printf("plan: known-optimum, %d instances of 100-1000 buffers, peak/optimum:", nr);
+	/* Per kind first: stats() sorts. */
+	for (k = 0; k < (int)ARRAY_SIZE(kinds); k++) {
+		printf("\nplan:   %-31s", kinds[k].name);
+		for (j = 0; j < 3; j += 1 + (j == 0)) {
+			for (i = k, nk = 0; i < nr; i += ARRAY_SIZE(kinds))
+				rk[nk++] = r[j][i];
+			stats(j ? "solve" : "tlsf", rk, nk);
+			if (!j) {
+				for (i = k, nk = 0; i < nr; i += ARRAY_SIZE(kinds))
+					rk[nk++] = r[1][i];
+				stats("best", rk, nk);
+			}
+		}
+	}
+	printf("\nplan:   all %d:                        ", nr);
 	stats("tlsf", r[0], nr);
 	stats("best", r[1], nr);
 	stats("solve (1 s)", r[2], nr);
-	printf("; best above tlsf %d; solve max %.2f s\n", above, t_max);
+	printf("\nplan:   best above tlsf %d; best max %.3f s; solve max %.2f s (wall)\n", above,
+	       b_max, t_max);
 
-	for (i = 0; i < 2 * scale; i++) {
+	/*
+	 * BEST's settings were tuned on the instances above: it also runs on
+	 * twice as many others (seeds 560 and up), held out.
+	 */
+	held = calloc(2 * nr, sizeof(double));
+	if (!held)
+		return 1;
+	for (i = 0; i < 2 * nr; i++) {
 		struct svod_plan_params p = { 1ULL << 40, 1, 32, SVOD_PLAN_BEST };
-		double t = now();
 
-		n = plan_gen_rect(900 + i, 5000, i % 2 ? 1 : 256, 20, ev, &opt);
+		k = i % ARRAY_SIZE(kinds);
+		nb = 100 + (uint32_t)(plan_gen_rand(&(uint64_t){ i + 61 }) % 901);
+		n = plan_gen_rect(560 + i, nb, kinds[k].granule, kinds[k].pinwheel_pct, ev, &opt);
 		if (svod_plan_run(&p, ev, n, off, &res[1], GFP_KERNEL))
 			return 1;
-		printf("plan: known-optimum, 5000 buffers: best %.3f in %.3f s\n",
-		       (double)res[1].peak / opt, now() - t);
+		held[i] = (double)res[1].peak / opt;
+	}
+	printf("plan: known-optimum, %d held-out instances (seeds 560-%d), peak/optimum:",
+	       2 * nr, 560 + 2 * nr - 1);
+	stats("best", held, 2 * nr);
+	printf("\n");
+	free(held);
+
+	for (i = 0; i < 4 * scale; i++) {
+		struct svod_plan_params p = { 1ULL << 40, 1, 32, SVOD_PLAN_BEST };
+
+		k = i % ARRAY_SIZE(kinds);
+		t = now();
+		n = plan_gen_rect(900 + i, 5000, kinds[k].granule, kinds[k].pinwheel_pct, ev, &opt);
+		if (svod_plan_run(&p, ev, n, off, &res[1], GFP_KERNEL))
+			return 1;
+		printf("plan: known-optimum, 5000 buffers, %s: best %.3f in %.3f s\n",
+		       kinds[k].name, (double)res[1].peak / opt, now() - t);
 	}
 	for (i = 0; i < 4 * scale; i++) {
 		struct svod_plan_params p = { 1ULL << 40, 256, 32, SVOD_PLAN_BEST };
@@ -217,6 +308,7 @@ static int bench_hard(int scale)
 	stats("best", r[1], 4 * scale);
 	stats("solve (1 s)", r[2], 4 * scale);
 	printf("\n");
+	free(rk);
 	free(r[0]);
 	free(r[1]);
 	free(r[2]);
@@ -371,8 +463,10 @@ int main(int argc, char **argv)
 		return check();
 	if (argc == 2 && !strcmp(argv[1], "--long"))
 		return bench() || bench_hard(4);
+	if (argc == 2 && !strcmp(argv[1], "--hard"))
+		return bench_hard(1);
 	if (argc != 1) {
-		fprintf(stderr, "usage: plan_bench [--check | --long | --trace FILE]\n");
+		fprintf(stderr, "usage: plan_bench [--check | --long | --hard | --trace FILE]\n");
 		return 2;
 	}
 	return bench() || bench_hard(1);
