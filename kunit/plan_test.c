@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit suite svod_plan: SVOD_PLAN_BEST's greedy heuristic
- * (driver/core/plan.c): which order wins and is reported in
- * strategy_used, no size cliff (traces far above the old 16384-ALLOC
- * limit), the work budget's fall back to TLSF, and random traces checked
- * for valid, non-overlapping placements never above TLSF. Random cases log
- * their seed; load svod_test.ko with seed=<seed> to replay them.
+ * KUnit suite svod_plan: SVOD_PLAN_BEST's skyline passes
+ * (driver/core/plan.c): the lower bound reached where TLSF is far above,
+ * reported in strategy_used; no size cliff (traces far above the old
+ * 16384-ALLOC limit); the same plan every time despite the passes' random
+ * choices; an end that overflows u64 falling back to TLSF's answer; and
+ * random traces checked for valid, non-overlapping placements never above
+ * TLSF. Random cases log their seed; load svod_test.ko with seed=<seed> to
+ * replay them.
  */
 #include <kunit/test.h>
 
@@ -17,9 +19,12 @@
 #define F(i)	{ .op = SVOD_PLAN_FREE, .id = (i) }
 
 #define PLAN_BIG_ALLOCS		40000
-#define PLAN_WIDE_ALLOCS	8000
-#define PLAN_RANDOM_TRACES	24
-#define PLAN_RANDOM_EVENTS	3000
+/*
+ * Small enough that the passes (up to 128 per plan on a few hundred
+ * buffers) stay quick under KASAN.
+ */
+#define PLAN_RANDOM_TRACES	12
+#define PLAN_RANDOM_EVENTS	1000
 
 static u64 plan_rand(u64 *s)
 {
@@ -78,8 +83,11 @@ static void plan_check(struct kunit *test, u64 block, const struct svod_plan_eve
 	KUNIT_EXPECT_EQ(test, res->peak, top);
 }
 
-/* Greedy by size x lifetime wins here, and strategy_used says so. */
-static void plan_area_order_wins(struct kunit *test)
+/*
+ * The skyline reaches the lower bound here (TLSF needs 5376 bytes), and
+ * strategy_used says so.
+ */
+static void plan_sky_reaches_bound(struct kunit *test)
 {
 	static const struct svod_plan_event ev[] = {
 		A(0, 2048), A(1, 1792), F(0), A(2, 256), F(2), A(3, 768),
@@ -96,7 +104,7 @@ static void plan_area_order_wins(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tlsf.peak, 5376);
 	KUNIT_EXPECT_EQ(test, tlsf.used, SVOD_PLAN_USED_TLSF);
 	KUNIT_ASSERT_EQ(test, plan_run(SVOD_PLAN_BEST, 256, ev, ARRAY_SIZE(ev), off, &res), 0);
-	KUNIT_EXPECT_EQ(test, res.used, SVOD_PLAN_USED_AREA);
+	KUNIT_EXPECT_EQ(test, res.used, SVOD_PLAN_USED_SKY);
 	KUNIT_EXPECT_EQ(test, res.peak, 4096);
 	KUNIT_EXPECT_EQ(test, res.lower_bound, 4096);
 	for (i = 0; i < ARRAY_SIZE(ev); i++)
@@ -105,7 +113,7 @@ static void plan_area_order_wins(struct kunit *test)
 
 /*
  * No size cliff: 40000 ALLOCs (the old limit was 16384) in a layered
- * schedule plan greedily, validly, at or below TLSF.
+ * schedule plan with the skyline, validly, at or below TLSF.
  */
 static void plan_best_no_cliff(struct kunit *test)
 {
@@ -136,41 +144,70 @@ static void plan_best_no_cliff(struct kunit *test)
 			ev[n++] = (struct svod_plan_event)F(i);
 	KUNIT_ASSERT_EQ(test, plan_run(SVOD_PLAN_TLSF, 256, ev, n, off, &tlsf), 0);
 	KUNIT_ASSERT_EQ(test, plan_run(SVOD_PLAN_BEST, 256, ev, n, off, &res), 0);
-	KUNIT_EXPECT_NE(test, res.used, SVOD_PLAN_USED_TLSF);
+	KUNIT_EXPECT_EQ(test, res.used, SVOD_PLAN_USED_SKY);
 	KUNIT_EXPECT_LE(test, res.peak, tlsf.peak);
 	KUNIT_EXPECT_GE(test, res.peak, res.lower_bound);
 	plan_check(test, 256, ev, n, off, &res, live);
 }
 
 /*
- * 8000 buffers all live at once: every placement meets all the earlier
- * ones, the greedy passes exceed their O(m log m) work budget and BEST
- * returns TLSF's plan, saying so.
+ * Two buffers of 2^63 bytes live together: the skyline's second end
+ * overflows u64, and BEST answers as TLSF does, -ENOSPC at the second
+ * ALLOC, with TLSF's peak.
  */
-static void plan_budget_falls_back(struct kunit *test)
+static void plan_end_overflow_is_tlsf_answer(struct kunit *test)
 {
-	struct svod_plan_result res, tlsf;
-	struct svod_plan_event *ev;
-	u64 *off, *off2;
+	static const struct svod_plan_event ev[] = {
+		A(0, 1ULL << 63), A(1, 1ULL << 63), F(0), F(1),
+	};
+	const struct svod_plan_params p = {
+		.arena_size = U64_MAX, .block_size = 1, .lv2_cnt = 32,
+		.strategy = SVOD_PLAN_BEST,
+	};
+	struct svod_plan_result res;
+	u64 off[ARRAY_SIZE(ev)];
 	u32 i;
 
-	ev = kunit_kcalloc(test, 2 * PLAN_WIDE_ALLOCS, sizeof(*ev), GFP_KERNEL);
-	off = kunit_kcalloc(test, 2 * PLAN_WIDE_ALLOCS, sizeof(*off), GFP_KERNEL);
-	off2 = kunit_kcalloc(test, 2 * PLAN_WIDE_ALLOCS, sizeof(*off2), GFP_KERNEL);
+	KUNIT_EXPECT_EQ(test, svod_plan_run(&p, ev, ARRAY_SIZE(ev), off, &res, GFP_KERNEL),
+			-ENOSPC);
+	KUNIT_EXPECT_EQ(test, res.failed_event, 1);
+	KUNIT_EXPECT_EQ(test, res.peak, 1ULL << 63);
+	KUNIT_EXPECT_EQ(test, res.lower_bound, U64_MAX);
+	for (i = 0; i < ARRAY_SIZE(ev); i++)
+		KUNIT_EXPECT_EQ_MSG(test, off[i], NO, "event %u", i);
+}
+
+/*
+ * The passes choose at random, from a fixed seed: the same trace gets the
+ * same plan twice. The trace (600 ALLOCs of random sizes, each live for 8)
+ * is fixed, and its plans stay above the lower bound: every pass runs.
+ */
+static void plan_best_deterministic(struct kunit *test)
+{
+	struct svod_plan_result res[2];
+	struct svod_plan_event *ev;
+	u64 s = 1, *off[2];
+	u32 n = 0, i, k;
+
+	ev = kunit_kcalloc(test, 1200, sizeof(*ev), GFP_KERNEL);
+	off[0] = kunit_kcalloc(test, 1200, sizeof(u64), GFP_KERNEL);
+	off[1] = kunit_kcalloc(test, 1200, sizeof(u64), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ev);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, off);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, off2);
-	for (i = 0; i < PLAN_WIDE_ALLOCS; i++) {
-		ev[i] = (struct svod_plan_event)A(i, 256 * (1 + i % 7));
-		ev[PLAN_WIDE_ALLOCS + i] = (struct svod_plan_event)F(i);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, off[0]);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, off[1]);
+	for (i = 0; i < 600; i++) {
+		ev[n++] = (struct svod_plan_event)A(i, 1 + plan_rand(&s) % 100000);
+		if (i >= 8)
+			ev[n++] = (struct svod_plan_event)F(i - 8);
 	}
-	KUNIT_ASSERT_EQ(test, plan_run(SVOD_PLAN_TLSF, 256, ev, 2 * PLAN_WIDE_ALLOCS, off,
-				       &tlsf), 0);
-	KUNIT_ASSERT_EQ(test, plan_run(SVOD_PLAN_BEST, 256, ev, 2 * PLAN_WIDE_ALLOCS, off2,
-				       &res), 0);
-	KUNIT_EXPECT_EQ(test, res.used, SVOD_PLAN_USED_TLSF);
-	KUNIT_EXPECT_EQ(test, res.peak, tlsf.peak);
-	KUNIT_EXPECT_EQ(test, memcmp(off, off2, sizeof(*off) * 2 * PLAN_WIDE_ALLOCS), 0);
+	for (i = 592; i < 600; i++)
+		ev[n++] = (struct svod_plan_event)F(i);
+	for (k = 0; k < 2; k++)
+		KUNIT_ASSERT_EQ(test, plan_run(SVOD_PLAN_BEST, 1, ev, n, off[k], &res[k]), 0);
+	KUNIT_EXPECT_GT(test, res[0].peak, res[0].lower_bound);
+	KUNIT_EXPECT_EQ(test, res[0].used, SVOD_PLAN_USED_SKY);
+	KUNIT_EXPECT_EQ(test, res[0].peak, res[1].peak);
+	KUNIT_EXPECT_EQ(test, memcmp(off[0], off[1], sizeof(u64) * n), 0);
 }
 
 /* Random schedules: valid, never above TLSF, strategy_used consistent. */
@@ -211,12 +248,12 @@ static void plan_random_never_above_tlsf(struct kunit *test)
 		plan_check(test, block, ev, n, off2, &res, live);
 		KUNIT_EXPECT_LE(test, res.peak, tlsf.peak);
 		KUNIT_EXPECT_GE(test, res.peak, res.lower_bound);
-		KUNIT_EXPECT_LE(test, res.used, SVOD_PLAN_USED_AREA);
+		KUNIT_EXPECT_TRUE(test, res.used == SVOD_PLAN_USED_SKY ||
+				  res.used == SVOD_PLAN_USED_TLSF);
 		/*
-		 * TLSF's offsets whenever TLSF is reported. A greedy plan may
-		 * tie with TLSF's peak: TLSF wins only when strictly lower
-		 * (uapi.rst), so a tie is the greedy plan (seed
-		 * 3354909619148278443 gives one at 37120 bytes).
+		 * TLSF's offsets whenever TLSF is reported. The skyline plan
+		 * may tie with TLSF's peak: TLSF wins only when strictly
+		 * lower (uapi.rst), so a tie is the skyline plan.
 		 */
 		if (res.used == SVOD_PLAN_USED_TLSF)
 			KUNIT_EXPECT_EQ(test, memcmp(off, off2, sizeof(*off) * n), 0);
@@ -224,9 +261,10 @@ static void plan_random_never_above_tlsf(struct kunit *test)
 }
 
 static struct kunit_case plan_cases[] = {
-	KUNIT_CASE(plan_area_order_wins),
+	KUNIT_CASE(plan_sky_reaches_bound),
 	KUNIT_CASE(plan_best_no_cliff),
-	KUNIT_CASE(plan_budget_falls_back),
+	KUNIT_CASE(plan_end_overflow_is_tlsf_answer),
+	KUNIT_CASE(plan_best_deterministic),
 	KUNIT_CASE(plan_random_never_above_tlsf),
 	{}
 };

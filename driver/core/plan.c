@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * svod planner: checks and pairs the event list, runs the reference TLSF
- * (tlsf.c) and, for SVOD_PLAN_BEST, offline greedy best-gap placements by
- * size and by size times lifetime (TFLite's arena planner; Pisarchyk & Lee,
- * "Efficient Memory Management for Deep Neural Net Inference", 2020), over
- * a segment tree of the time slots so that a buffer only meets the placed
- * buffers it shares time with.
+ * (tlsf.c) and, for SVOD_PLAN_BEST, skyline passes: the buffers are
+ * rectangles (time steps x bytes) packed bottom-up, always into the lowest
+ * segment of the skyline, from its first step (the "best fit" of skyline
+ * strip packing, Burke, Kendall & Whitwell, Operations Research 52(4),
+ * 2004, turned to rectangles whose time is fixed). Up to
+ * SVOD_PLAN_SKY_PASSES passes within a fixed number of steps vary the
+ * pick (direction of time, key, random ties, the best pass redone up to
+ * its first waste); Documentation/planner.rst has the measurements.
  *
  * Locking: none; see plan.h.
  */
@@ -216,372 +219,788 @@ free_blk:
  * struct svod_plan_item - one buffer for SVOD_PLAN_BEST
  * @size: bytes it occupies: max(size, block_size)
  * @align: alignment, >= 1
- * @key: what the greedy order sorts by, largest first
- * @offset: where it was placed
+ * @offset: where the current pass placed it
  * @first: index of its ALLOC event
- * @lo: its ALLOC's rank among the ALLOCs (its first time slot)
- * @hi: ALLOCs before its FREE (or in the trace): it is live in slots
- *	[@lo, @hi), and two buffers share time exactly when their slots meet
+ * @lo: its first time step (see svod_plan_items_init())
+ * @hi: one past its last time step
  */
 struct svod_plan_item {
 	u64 size;
 	u64 align;
-	u64 key;
 	u64 offset;
 	u32 first;
 	u32 lo;
 	u32 hi;
 };
 
-/**
- * struct svod_plan_span - a placed buffer as a gap search sees it
- * @start: its offset
- * @end: its offset plus size (U64_MAX if that overflows)
- */
-struct svod_plan_span {
-	u64 start;
-	u64 end;
-};
-
-/**
- * struct svod_plan_entry - a placed buffer filed under a tree node
- * @span: where it was placed
- * @lo: its first time slot
- * @next: the next entry of the node, or U32_MAX
- */
-struct svod_plan_entry {
-	struct svod_plan_span span;
-	u32 lo;
-	u32 next;
-};
-
-/**
- * struct svod_plan_greedy - state of the greedy placement
- * @items: the buffers
- * @m: number of buffers (= time slots)
- * @leaves: power of two >= @m: a segment tree over the time slots, node 1
- *	the root, node @leaves + t the slot t
- * @head: per node, the first entry of the buffers filed there: a placed
- *	buffer is filed under the O(log m) nodes whose slots tile its lifetime
- * @busy: per node, some node of its subtree has entries
- * @seen: per node, the last gather that visited it
- * @ent: the entries
- * @nr_ent: entries used
- * @cap_ent: entries allocated; the placement gives up beyond
- * @spans: the buffers one gather collected
- * @stamp: the current gather
- * @qlo: its first slot: a buffer is collected at the one node of its
- *	tiling that holds slot max(@qlo, its first slot), so exactly once
- * @levels: log2(@leaves)
- * @work: nodes and entries visited so far
- * @budget: the placement gives up when @work exceeds it, which keeps its
- *	cost O(m log m)
- */
-struct svod_plan_greedy {
-	struct svod_plan_item *items;
-	u32 m;
-	u32 leaves;
-	u32 *head;
-	u8 *busy;
-	u32 *seen;
-	struct svod_plan_entry *ent;
-	u64 nr_ent;
-	u64 cap_ent;
-	struct svod_plan_span *spans;
-	u32 stamp;
-	u32 qlo;
-	u32 levels;
-	u64 work;
-	u64 budget;
-};
-
-/* Work per buffer and per tree level the greedy placement may spend. */
-#define SVOD_PLAN_WORK_PER_LEVEL	48
-/* Greedy orders BEST tries. */
-#define SVOD_PLAN_NR_ORDERS		2
-/* Entries per buffer the tree may hold before the placement gives up. */
-#define SVOD_PLAN_ENTRIES_PER_ITEM	16
-
-static int svod_plan_key_cmp(const void *a, const void *b)
-{
-	const struct svod_plan_item *x = a, *y = b;
-
-	if (x->key != y->key)
-		return x->key > y->key ? -1 : 1;
-	if (x->size != y->size)
-		return x->size > y->size ? -1 : 1;
-	return x->first < y->first ? -1 : x->first > y->first;
-}
-
-static int svod_plan_span_cmp(const void *a, const void *b)
-{
-	const struct svod_plan_span *x = a, *y = b;
-
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
-/* Insertion sort by start: gathers are mostly short. */
-static void svod_plan_span_isort(struct svod_plan_span *s, u32 k)
-{
-	struct svod_plan_span v;
-	u32 i, j;
-
-	for (i = 1; i < k; i++) {
-		v = s[i];
-		for (j = i; j && s[j - 1].start > v.start; j--)
-			s[j] = s[j - 1];
-		s[j] = v;
-	}
-}
-
-/* Collect the buffers filed under node @u, once each (see @qlo). */
-static u32 svod_plan_collect(struct svod_plan_greedy *g, u32 u, u32 k)
-{
-	u32 shift = g->levels + 1 - fls64(u), first = (u << shift) - g->leaves, e, p;
-
-	for (e = g->head[u]; e != U32_MAX; e = g->ent[e].next) {
-		const struct svod_plan_entry *en = &g->ent[e];
-
-		g->work++;
-		p = max(g->qlo, en->lo);
-		if (p >= first && p - first < (1U << shift))
-			g->spans[k++] = en->span;
-	}
-	return k;
-}
-
 /*
- * Collect every buffer filed at or under the canonical node @c of a query
- * (all of them live in the query's slots), and those filed at its
- * ancestors (their lifetime covers @c's slots).
+ * Buffers in ALLOC order, with their time steps: a step is a run of ALLOC
+ * events with no FREE between them, and a buffer is live in steps [lo, hi)
+ * from the run of its ALLOC to the last run begun before its FREE. Two
+ * buffers share time exactly when their steps meet. Return: the number of
+ * steps.
  */
-static u32 svod_plan_gather_node(struct svod_plan_greedy *g, u32 c, u32 k)
+static u32 svod_plan_items_init(struct svod_plan_ctx *c, struct svod_plan_item *items)
 {
-	u32 stack[64], sp = 0, u;
-
-	for (u = c >> 1; u && g->seen[u] != g->stamp; u >>= 1) {
-		g->seen[u] = g->stamp;
-		g->work++;
-		k = svod_plan_collect(g, u, k);
-	}
-	stack[sp++] = c;
-	while (sp) {
-		u = stack[--sp];
-		g->work++;
-		if (!g->busy[u])
-			continue;
-		k = svod_plan_collect(g, u, k);
-		if (u < g->leaves) {
-			stack[sp++] = 2 * u;
-			stack[sp++] = 2 * u + 1;
-		}
-	}
-	return k;
-}
-
-/* The placed buffers live in slots [lo, hi), in g->spans by offset. */
-static u32 svod_plan_gather(struct svod_plan_greedy *g, u32 lo, u32 hi)
-{
-	u32 l = lo + g->leaves, r = hi + g->leaves, k = 0;
-
-	g->stamp++;
-	g->qlo = lo;
-	for (; l < r; l >>= 1, r >>= 1) {
-		if (l & 1)
-			k = svod_plan_gather_node(g, l++, k);
-		if (r & 1)
-			k = svod_plan_gather_node(g, --r, k);
-	}
-	if (k > 16)
-		sort(g->spans, k, sizeof(*g->spans), svod_plan_span_cmp, NULL);
-	else
-		svod_plan_span_isort(g->spans, k);
-	g->work += k;
-	return k;
-}
-
-/* File placed buffer @i under the nodes that tile its lifetime. */
-static int svod_plan_file(struct svod_plan_greedy *g, u32 i, u64 end)
-{
-	const struct svod_plan_item *it = &g->items[i];
-	u32 l = it->lo + g->leaves, r = it->hi + g->leaves, u, node;
-
-	for (; l < r; l >>= 1, r >>= 1) {
-		for (u = 0; u < 2; u++) {
-			if (u ? !(r & 1) : !(l & 1))
-				continue;
-			node = u ? --r : l++;
-			if (g->nr_ent == g->cap_ent)
-				return -E2BIG;
-			g->ent[g->nr_ent] = (struct svod_plan_entry){
-				.span = { it->offset, end }, .lo = it->lo, .next = g->head[node],
-			};
-			g->head[node] = g->nr_ent++;
-			for (; node && !g->busy[node]; node >>= 1)
-				g->busy[node] = 1;
-		}
-	}
-	return 0;
-}
-
-/*
- * The smallest gap among the @k spans (by offset) that holds @it aligned,
- * or above them all when none does.
- */
-static u64 svod_plan_best_offset(const struct svod_plan_span *s, u32 k,
-				 const struct svod_plan_item *it)
-{
-	u64 prev_end = 0, best = 0, best_gap = U64_MAX, at;
-	u32 j;
-
-	for (j = 0; j < k; j++) {
-		at = svod_round_up(prev_end, it->align);
-		if (s[j].start >= at && s[j].start - at >= it->size &&
-		    s[j].start - prev_end < best_gap) {
-			best_gap = s[j].start - prev_end;
-			best = at;
-		}
-		prev_end = max(prev_end, s[j].end);
-	}
-	return best_gap != U64_MAX ? best : svod_round_up(prev_end, it->align);
-}
-
-static void svod_plan_greedy_reset(struct svod_plan_greedy *g)
-{
-	u32 i;
-
-	for (i = 0; i < 2 * g->leaves; i++) {
-		g->head[i] = U32_MAX;
-		g->busy[i] = 0;
-		g->seen[i] = 0;
-	}
-	g->stamp = 0;
-	g->nr_ent = 0;
-	g->work = 0;
-}
-
-/*
- * One greedy pass: the buffers in @g->items order, each into the smallest
- * gap among the placed buffers it shares time with (found through the
- * tree: O(log m) plus what it collects). -E2BIG when the work budget runs
- * out, so adversarial traces cost O(m log m) too; -ERANGE as soon as the
- * peak reaches @limit (the best plan so far, which it could not beat).
- */
-static int svod_plan_greedy_pass(struct svod_plan_greedy *g, u64 *offsets,
-				 u64 *peak, u32 *failed, u64 limit)
-{
-	struct svod_plan_item *it;
-	u64 end, top = 0;
-	u32 i, k;
-	int err;
-
-	svod_plan_greedy_reset(g);
-	for (i = 0; i < g->m; i++) {
-		it = &g->items[i];
-		if (i % 64 == 63) {
-			err = svod_yield();
-			if (err)
-				return err;
-		}
-		k = svod_plan_gather(g, it->lo, it->hi);
-		if (g->work > g->budget)
-			return -E2BIG;
-		it->offset = svod_plan_best_offset(g->spans, k, it);
-		if (check_add_overflow(it->offset, it->size, &end))
-			end = U64_MAX;
-		err = svod_plan_file(g, i, end);
-		if (err)
-			return err;
-		if (end > top) {
-			top = end;
-			*failed = it->first;
-			/* It cannot beat the plan it would have to beat. */
-			if (top >= limit)
-				return -ERANGE;
-		}
-		offsets[it->first] = it->offset;
-	}
-	*peak = top;
-	return 0;
-}
-
-/* The key of buffer @it for greedy order @used (SVOD_PLAN_USED_*). */
-static u64 svod_plan_key(const struct svod_plan_item *it, u32 used)
-{
-	u64 len = it->hi - it->lo;
-
-	if (used == SVOD_PLAN_USED_SIZE)
-		return it->size;
-	return it->size > U64_MAX / len ? U64_MAX : it->size * len;
-}
-
-/* Buffers in ALLOC order, with their time slots. */
-static void svod_plan_items_init(struct svod_plan_ctx *c, struct svod_plan_item *items)
-{
-	u32 i, k = 0, lo, hi, mid;
+	u32 i, k = 0, steps = 0, lo, hi, mid;
+	bool in_run = false;
 
 	for (i = 0; i < c->n; i++) {
 		const struct svod_plan_event *e = &c->ev[i];
 
-		if (e->op != SVOD_PLAN_ALLOC)
+		if (e->op != SVOD_PLAN_ALLOC) {
+			/* Its ALLOC's item, by binary search over first. */
+			for (lo = 0, hi = k; lo < hi; ) {
+				mid = lo + (hi - lo) / 2;
+				if (items[mid].first < c->pair[i])
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			items[lo].hi = steps;
+			in_run = false;
 			continue;
-		items[k] = (struct svod_plan_item){
+		}
+		if (!in_run)
+			steps++;
+		in_run = true;
+		items[k++] = (struct svod_plan_item){
 			.size = max(e->size, c->p->block_size),
 			.align = max(e->align, 1ULL),
 			.first = i,
-			.lo = k,
+			.lo = steps - 1,
+			.hi = steps,
 		};
-		k++;
 	}
-	/* hi: the ALLOCs before the FREE, by binary search over first. */
-	for (i = 0; i < k; i++) {
-		u32 last = c->pair[items[i].first];
+	/* Never freed: live to the end. */
+	for (i = 0; i < k; i++)
+		if (c->pair[items[i].first] == c->n)
+			items[i].hi = steps;
+	return steps;
+}
 
-		lo = i + 1;
-		hi = k;
-		while (lo < hi) {
-			mid = lo + (hi - lo) / 2;
-			if (items[mid].first < last)
-				lo = mid + 1;
-			else
-				hi = mid;
+/**
+ * struct svod_plan_seg - a run of time steps at one height of the skyline
+ * @level: the highest end placed in its steps
+ * @start: its first step
+ * @end: one past its last step
+ * @prev: the segment before it, or U32_MAX
+ * @next: the segment after it, or U32_MAX
+ * @version: bumped at every change: older heap entries are stale
+ */
+struct svod_plan_seg {
+	u64 level;
+	u32 start;
+	u32 end;
+	u32 prev;
+	u32 next;
+	u32 version;
+};
+
+/**
+ * struct svod_plan_hent - a segment in the skyline's heap
+ * @level: its level when it was pushed
+ * @seg: the segment
+ * @version: its version then
+ */
+struct svod_plan_hent {
+	u64 level;
+	u32 seg;
+	u32 version;
+};
+
+/**
+ * struct svod_plan_dir - the buffers in one direction of time
+ * @ord: buffer indices by (first step, last step, size, ALLOC event): their
+ *	rank
+ * @hi: per rank, one past the buffer's last step
+ * @first: per step, the first rank starting there (@first[steps] = m)
+ * @rank: per buffer, its rank
+ */
+struct svod_plan_dir {
+	u32 *ord;
+	u32 *hi;
+	u32 *first;
+	u32 *rank;
+};
+
+/* Keys a skyline pass can pick a buffer by (struct svod_plan_sky @rule). */
+enum svod_plan_sky_rule {
+	SVOD_PLAN_SKY_FIT,	/* fills the segment, meets the levels beside it */
+	SVOD_PLAN_SKY_SIZE,	/* the largest */
+	SVOD_PLAN_SKY_AREA,	/* the largest size times lifetime */
+	SVOD_PLAN_SKY_RULES
+};
+
+/**
+ * struct svod_plan_sky - state of the skyline passes
+ * @items: the buffers
+ * @m: number of buffers
+ * @steps: number of time steps
+ * @dir: the buffers forwards (0) and backwards in time (1)
+ * @d: the direction of this pass
+ * @down: union-find over rank + 1: the nearest unplaced rank at or below,
+ *	0 when none
+ * @up: the same upwards, @m + 1 when none
+ * @leaves: power of two >= @steps
+ * @minhi: tree over the steps: the earliest end among the unplaced
+ *	buffers starting there, U32_MAX when none; node 1 the root
+ * @seg: the segments
+ * @nr_seg: segments in use
+ * @heap: binary min-heap of segments by (level, index)
+ * @nr_heap: entries in @heap
+ * @log: this pass's decisions: per step of the pass, the buffer placed or
+ *	U32_MAX for a raise
+ * @best_log: the decisions of the best pass so far
+ * @waste: the first decision of this pass that wasted bytes (a raise, or a
+ *	buffer starting after its segment's first step), or its number of
+ *	decisions if none did
+ * @best_waste: the same for the best pass
+ * @replay: this pass repeats the first @replay decisions of the best one
+ * @avoid: rank the decision after those may not take, or U32_MAX
+ * @rule: the key of this pass's picks
+ * @noise: random tie-breaks and one pick in 20 at random
+ * @best_rule: @rule of the best pass
+ * @best_d: direction of the best pass (index into @dir)
+ * @rng: xorshift64 state, fixed seed: plans are deterministic
+ * @ticks: steps since the last svod_yield()
+ */
+struct svod_plan_sky {
+	struct svod_plan_item *items;
+	u32 m;
+	u32 steps;
+	struct svod_plan_dir dir[2];
+	struct svod_plan_dir *d;
+	u32 *down;
+	u32 *up;
+	u32 leaves;
+	u32 *minhi;
+	struct svod_plan_seg *seg;
+	u32 nr_seg;
+	struct svod_plan_hent *heap;
+	u32 nr_heap;
+	u32 *log;
+	u32 *best_log;
+	u32 waste;
+	u32 best_waste;
+	u32 replay;
+	u32 avoid;
+	u32 rule;
+	bool noise;
+	u32 best_rule;
+	u32 best_d;
+	u64 rng;
+	u32 ticks;
+};
+
+/*
+ * Segments, heap entries and decisions a skyline pass may need: a
+ * placement splits off at most two segments and pushes at most three; a
+ * raise merges at least one segment away and pushes one.
+ */
+#define SVOD_PLAN_SKY_SEGS(m)	(2 * (size_t)(m) + 2)
+#define SVOD_PLAN_SKY_HEAP(m)	(6 * (size_t)(m) + 8)
+#define SVOD_PLAN_SKY_LOG(m)	(3 * (size_t)(m) + 2)
+/* Candidates one pick weighs, from the one that ends last. */
+#define SVOD_PLAN_SKY_SCAN	16
+/* Skyline passes per plan: at most this many, and about this many steps. */
+#define SVOD_PLAN_SKY_PASSES	128
+#define SVOD_PLAN_SKY_WORK	BIT(17)
+
+/* Passes within SVOD_PLAN_SKY_WORK steps: 1 to SVOD_PLAN_SKY_PASSES. */
+static u32 svod_plan_sky_passes(const struct svod_plan_sky *k)
+{
+	u32 passes = SVOD_PLAN_SKY_WORK / max(k->m, 1U);
+
+	return clamp_t(u32, passes, 1, SVOD_PLAN_SKY_PASSES);
+}
+
+static u64 svod_plan_sky_rand(struct svod_plan_sky *k)
+{
+	k->rng ^= k->rng << 13;
+	k->rng ^= k->rng >> 7;
+	k->rng ^= k->rng << 17;
+	return k->rng;
+}
+
+/* Buffer @i's first step and end in direction @back. */
+static u32 svod_plan_lo(const struct svod_plan_sky *k, u32 i, bool back)
+{
+	return back ? k->steps - k->items[i].hi : k->items[i].lo;
+}
+
+static u32 svod_plan_hi(const struct svod_plan_sky *k, u32 i, bool back)
+{
+	return back ? k->steps - k->items[i].lo : k->items[i].hi;
+}
+
+static bool svod_plan_hent_less(const struct svod_plan_hent *a, const struct svod_plan_hent *b)
+{
+	return a->level < b->level || (a->level == b->level && a->seg < b->seg);
+}
+
+/* Push segment @i (its current state) on the heap. */
+static void svod_plan_sky_push(struct svod_plan_sky *k, u32 i)
+{
+	struct svod_plan_seg *sg = &k->seg[i];
+	struct svod_plan_hent v = { sg->level, i, ++sg->version };
+	u32 pos = k->nr_heap++, parent;
+
+	for (; pos; pos = parent) {
+		parent = (pos - 1) / 2;
+		if (!svod_plan_hent_less(&v, &k->heap[parent]))
+			break;
+		k->heap[pos] = k->heap[parent];
+	}
+	k->heap[pos] = v;
+}
+
+/* Pop the lowest segment; stale entries are dropped on the way. */
+static u32 svod_plan_sky_pop(struct svod_plan_sky *k)
+{
+	struct svod_plan_hent top, v;
+	u32 pos, c;
+
+	for (;;) {
+		top = k->heap[0];
+		v = k->heap[--k->nr_heap];
+		for (pos = 0; (c = 2 * pos + 1) < k->nr_heap; pos = c) {
+			if (c + 1 < k->nr_heap && svod_plan_hent_less(&k->heap[c + 1], &k->heap[c]))
+				c++;
+			if (!svod_plan_hent_less(&k->heap[c], &v))
+				break;
+			k->heap[pos] = k->heap[c];
 		}
-		items[i].hi = lo;
+		k->heap[pos] = v;
+		if (top.version == k->seg[top.seg].version)
+			return top.seg;
 	}
 }
 
-static void svod_plan_greedy_free(struct svod_plan_greedy *g)
+/* Union-find: the representative of @x, compressing the path. */
+static u32 svod_plan_find(u32 *p, u32 x)
 {
-	kvfree(g->items);
-	kvfree(g->head);
-	kvfree(g->busy);
-	kvfree(g->seen);
-	kvfree(g->ent);
-	kvfree(g->spans);
+	u32 r = x, t;
+
+	while (p[r] != r)
+		r = p[r];
+	for (; p[x] != r; x = t) {
+		t = p[x];
+		p[x] = r;
+	}
+	return r;
 }
 
-static int svod_plan_greedy_init(struct svod_plan_greedy *g, struct svod_plan_ctx *c)
+/* Set the tree's leaf of step @s to the earliest end left there. */
+static void svod_plan_sky_minhi(struct svod_plan_sky *k, u32 s)
 {
-	u32 m = c->nr_allocs;
+	u32 r = svod_plan_find(k->up, k->d->first[s] + 1) - 1, u = s + k->leaves;
 
-	*g = (struct svod_plan_greedy){ .m = m, .leaves = 1 };
-	while (g->leaves < m) {
-		g->leaves <<= 1;
-		g->levels++;
+	k->minhi[u] = r < k->d->first[s + 1] ? k->d->hi[r] : U32_MAX;
+	for (u >>= 1; u; u >>= 1)
+		k->minhi[u] = min(k->minhi[2 * u], k->minhi[2 * u + 1]);
+}
+
+/*
+ * The unplaced buffer starting at step @s that ends last but by step @b
+ * (the largest on a tie): its rank, or U32_MAX when none ends by @b.
+ */
+static u32 svod_plan_sky_fit(struct svod_plan_sky *k, u32 s, u32 b)
+{
+	u32 lo = k->d->first[s], hi = k->d->first[s + 1], mid, r;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (k->d->hi[mid] <= b)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	g->cap_ent = (u64)SVOD_PLAN_ENTRIES_PER_ITEM * m + 64;
-	g->budget = (u64)SVOD_PLAN_WORK_PER_LEVEL * m * (fls64(m) + 1) + BIT(24);
-	g->items = kvmalloc_array(max(m, 1U), sizeof(*g->items), c->gfp);
-	g->head = kvmalloc_array(2 * g->leaves, sizeof(*g->head), c->gfp);
-	g->busy = kvmalloc_array(2 * g->leaves, sizeof(*g->busy), c->gfp);
-	g->seen = kvmalloc_array(2 * g->leaves, sizeof(*g->seen), c->gfp);
-	g->ent = kvmalloc_array(g->cap_ent, sizeof(*g->ent), c->gfp);
-	g->spans = kvmalloc_array(max(m, 1U), sizeof(*g->spans), c->gfp);
-	if (!g->items || !g->head || !g->busy || !g->seen || !g->ent || !g->spans) {
-		svod_plan_greedy_free(g);
+	/* Rank lo - 1 ends by b; down[] is indexed by rank + 1. */
+	r = svod_plan_find(k->down, lo);
+	return r > k->d->first[s] ? r - 1 : U32_MAX;
+}
+
+/* The next candidate below rank @r at step @s, or U32_MAX. */
+static u32 svod_plan_sky_below(struct svod_plan_sky *k, u32 s, u32 r)
+{
+	r = svod_plan_find(k->down, r);
+	return r > k->d->first[s] ? r - 1 : U32_MAX;
+}
+
+/* The first step in [@a, @b) where a buffer ending by @b starts, or U32_MAX. */
+static u32 svod_plan_sky_first_fit(struct svod_plan_sky *k, u32 a, u32 b)
+{
+	u32 l = a + k->leaves, r = b + k->leaves, u = U32_MAX, stack[64], sp = 0;
+
+	/* The range's tree nodes left to right: left ones now, right ones stacked. */
+	for (; l < r; l >>= 1, r >>= 1) {
+		if ((l & 1) && u == U32_MAX && k->minhi[l] <= b)
+			u = l;
+		l += l & 1;
+		if (r & 1)
+			stack[sp++] = --r;
+	}
+	while (u == U32_MAX && sp) {
+		r = stack[--sp];
+		if (k->minhi[r] <= b)
+			u = r;
+	}
+	if (u == U32_MAX)
+		return U32_MAX;
+	while (u < k->leaves)
+		u = k->minhi[2 * u] <= b ? 2 * u : 2 * u + 1;
+	return u - k->leaves;
+}
+
+/*
+ * SVOD_PLAN_SKY_FIT's key for rank @r (starting at step @s) in segment
+ * @i: what placing it there leaves. Its end meeting the segment's, or a
+ * buffer that can go on from it, keeps the rest of the segment fillable;
+ * its top meeting the level before it flattens the skyline, and one below
+ * that level needs another buffer starting at @s.
+ */
+static u64 svod_plan_sky_fit_key(struct svod_plan_sky *k, u32 i, u32 r, u32 s)
+{
+	const struct svod_plan_seg *sg = &k->seg[i];
+	const struct svod_plan_item *it = &k->items[k->d->ord[r]];
+	u64 top = svod_round_up(sg->level, it->align) + it->size, before;
+	u32 hi = k->d->hi[r], key = 0;
+
+	if (hi == sg->end) {
+		key += 4;
+		if (sg->next != U32_MAX && k->seg[sg->next].level == top)
+			key += 2;
+	} else if (svod_plan_sky_fit(k, hi, sg->end) != U32_MAX) {
+		key += 4;
+	}
+	if (s == sg->start && sg->prev != U32_MAX) {
+		before = k->seg[sg->prev].level;
+		if (before == top)
+			key += 3;
+		else if (before < top)
+			key += 1;
+		else if (svod_plan_find(k->up, k->d->first[s] + 1) !=
+			 svod_plan_find(k->down, k->d->first[s + 1]))
+			key += 2;
+	}
+	return key;
+}
+
+static u64 svod_plan_sky_key(struct svod_plan_sky *k, u32 i, u32 r, u32 s)
+{
+	const struct svod_plan_item *it = &k->items[k->d->ord[r]];
+	u64 len = k->d->hi[r] - s;
+
+	if (k->rule == SVOD_PLAN_SKY_SIZE)
+		return it->size;
+	if (k->rule == SVOD_PLAN_SKY_AREA)
+		return it->size > U64_MAX / len ? U64_MAX : it->size * len;
+	return svod_plan_sky_fit_key(k, i, r, s);
+}
+
+/*
+ * The buffer to place at step @s of segment @i: among the first
+ * SVOD_PLAN_SKY_SCAN that end by the segment's end, latest end first, the
+ * one with the highest key (with @noise: ties broken at random, and one
+ * pick in 20 made at random). Its rank, or U32_MAX.
+ */
+static u32 svod_plan_sky_pick(struct svod_plan_sky *k, u32 i, u32 s)
+{
+	u32 r = svod_plan_sky_fit(k, s, k->seg[i].end), best = U32_MAX, n;
+	u64 key, best_key = 0, rnd;
+	u8 tie, best_tie = 0;
+
+	for (n = 0; r != U32_MAX && n < SVOD_PLAN_SKY_SCAN; n++) {
+		key = svod_plan_sky_key(k, i, r, s);
+		tie = 0;
+		if (k->noise) {
+			rnd = svod_plan_sky_rand(k);
+			tie = rnd;
+			if ((rnd >> 8) % 20 == 0)
+				key = U64_MAX;
+		}
+		if (r != k->avoid && (best == U32_MAX || key > best_key ||
+				      (key == best_key && tie > best_tie))) {
+			best = r;
+			best_key = key;
+			best_tie = tie;
+		}
+		r = svod_plan_sky_below(k, s, r);
+	}
+	return best;
+}
+
+/* Mark rank @r (starting at step @s) placed. */
+static void svod_plan_sky_take(struct svod_plan_sky *k, u32 r, u32 s)
+{
+	k->down[r + 1] = r;
+	k->up[r + 1] = r + 2;
+	svod_plan_sky_minhi(k, s);
+}
+
+/* Merge segment @i into its neighbour @into; both are at one level. */
+static void svod_plan_sky_merge(struct svod_plan_sky *k, u32 i, u32 into)
+{
+	struct svod_plan_seg *a = &k->seg[i], *b = &k->seg[into];
+
+	if (b->next == i) {
+		b->end = a->end;
+		b->next = a->next;
+		if (a->next != U32_MAX)
+			k->seg[a->next].prev = into;
+	} else {
+		b->start = a->start;
+		b->prev = a->prev;
+		if (a->prev != U32_MAX)
+			k->seg[a->prev].next = into;
+	}
+	a->version++;
+}
+
+/* Merge segment @i with its neighbours at its level, and push it. */
+static void svod_plan_sky_settle(struct svod_plan_sky *k, u32 i)
+{
+	u32 n = k->seg[i].prev;
+
+	if (n != U32_MAX && k->seg[n].level == k->seg[i].level) {
+		svod_plan_sky_merge(k, i, n);
+		i = n;
+	}
+	n = k->seg[i].next;
+	if (n != U32_MAX && k->seg[n].level == k->seg[i].level)
+		svod_plan_sky_merge(k, n, i);
+	svod_plan_sky_push(k, i);
+}
+
+/* A new segment [@start, @end) at @level after segment @prev. */
+static u32 svod_plan_sky_new(struct svod_plan_sky *k, u32 prev, u32 start, u32 end, u64 level)
+{
+	u32 i = k->nr_seg++, next = k->seg[prev].next;
+
+	k->seg[i] = (struct svod_plan_seg){ level, start, end, prev, next, 0 };
+	k->seg[prev].next = i;
+	if (next != U32_MAX)
+		k->seg[next].prev = i;
+	return i;
+}
+
+/*
+ * Place rank @r, steps [@s, hi), inside the lowest segment @i: at the
+ * segment's level (aligned). The segment splits into what is left of it on
+ * each side and the buffer's steps, which merge with a neighbour at their
+ * new level. Return: the buffer's end, U64_MAX if it overflows.
+ */
+static u64 svod_plan_sky_place(struct svod_plan_sky *k, u32 i, u32 r, u32 s)
+{
+	struct svod_plan_item *it = &k->items[k->d->ord[r]];
+	u64 level = k->seg[i].level, top;
+	u32 end = k->seg[i].end, hi = k->d->hi[r], mid = i;
+
+	it->offset = svod_round_up(level, it->align);
+	if (check_add_overflow(it->offset, it->size, &top) || top == U64_MAX)
+		return U64_MAX;
+	if (s > k->seg[i].start) {
+		k->seg[i].end = s;
+		svod_plan_sky_push(k, i);
+		mid = svod_plan_sky_new(k, i, s, hi, top);
+	} else {
+		k->seg[i].end = hi;
+		k->seg[i].level = top;
+	}
+	if (hi < end)
+		svod_plan_sky_push(k, svod_plan_sky_new(k, mid, hi, end, level));
+	svod_plan_sky_settle(k, mid);
+	return top;
+}
+
+/*
+ * Nothing fits segment @i: raise it to its lower neighbour. (A segment
+ * without neighbours spans every step, so the unplaced buffers' steps lie
+ * in it and one of them fits.)
+ */
+static void svod_plan_sky_raise(struct svod_plan_sky *k, u32 i)
+{
+	u32 p = k->seg[i].prev, n = k->seg[i].next;
+
+	k->seg[i].level = min(p != U32_MAX ? k->seg[p].level : U64_MAX,
+			      n != U32_MAX ? k->seg[n].level : U64_MAX);
+	svod_plan_sky_settle(k, i);
+}
+
+static void svod_plan_sky_reset(struct svod_plan_sky *k)
+{
+	u32 s, i;
+
+	for (i = 0; i <= k->m + 1; i++) {
+		if (i <= k->m)
+			k->down[i] = i;
+		k->up[i] = i;
+	}
+	for (s = 0; s < k->leaves; s++)
+		k->minhi[k->leaves + s] = s < k->steps && k->d->first[s] < k->d->first[s + 1] ?
+					  k->d->hi[k->d->first[s]] : U32_MAX;
+	for (s = k->leaves - 1; s; s--)
+		k->minhi[s] = min(k->minhi[2 * s], k->minhi[2 * s + 1]);
+	k->seg[0] = (struct svod_plan_seg){ 0, 0, k->steps, U32_MAX, U32_MAX, 0 };
+	k->nr_seg = 1;
+	k->nr_heap = 0;
+	k->waste = U32_MAX;
+	svod_plan_sky_push(k, 0);
+}
+
+/*
+ * Decision @t of a pass in segment @i: the rank to place and its first
+ * step (@s), or U32_MAX to raise the segment. The first @k->replay
+ * decisions repeat the best pass's.
+ */
+static u32 svod_plan_sky_decide(struct svod_plan_sky *k, u32 i, u32 t, u32 *s)
+{
+	bool back = k->d == &k->dir[1];
+	u32 r, b = t <= k->replay && k->replay ? k->best_log[t] : U32_MAX;
+
+	if (t < k->replay) {
+		if (b == U32_MAX)
+			return U32_MAX;
+		*s = svod_plan_lo(k, b, back);
+		return k->d->rank[b];
+	}
+	k->avoid = b != U32_MAX ? k->d->rank[b] : U32_MAX;
+	*s = k->seg[i].start;
+	r = svod_plan_sky_pick(k, i, *s);
+	if (r != U32_MAX)
+		return r;
+	*s = svod_plan_sky_first_fit(k, *s + 1, k->seg[i].end);
+	if (*s == U32_MAX)
+		return U32_MAX;
+	r = svod_plan_sky_pick(k, i, *s);
+	if (r != U32_MAX && k->waste == U32_MAX)
+		k->waste = t;
+	return r;
+}
+
+/*
+ * One skyline pass: always at the lowest segment of the skyline, a buffer
+ * that starts at its first step and ends within it: the buffer that covers
+ * that corner in a packing without a hole there. Else a buffer starting
+ * further in the segment (the first step where one ends within it); else
+ * the segment is raised to its lower neighbour (wasted bytes). Every
+ * decision places a buffer or removes a segment: O(m log m).
+ * Return: 0, -ERANGE if an end overflows, -EINTR.
+ */
+static int svod_plan_sky_pass(struct svod_plan_sky *k, u64 *offsets, u64 *peak, u32 *failed)
+{
+	u32 left = k->m, i, r, s = 0, t;
+	u64 top;
+	int err;
+
+	svod_plan_sky_reset(k);
+	*peak = 0;
+	for (t = 0; left; t++) {
+		if (++k->ticks == SVOD_PLAN_YIELD_EVENTS) {
+			k->ticks = 0;
+			err = svod_yield();
+			if (err)
+				return err;
+		}
+		i = svod_plan_sky_pop(k);
+		r = svod_plan_sky_decide(k, i, t, &s);
+		k->log[t] = r == U32_MAX ? U32_MAX : k->d->ord[r];
+		if (r == U32_MAX) {
+			if (k->waste == U32_MAX)
+				k->waste = t;
+			svod_plan_sky_raise(k, i);
+			continue;
+		}
+		svod_plan_sky_take(k, r, s);
+		top = svod_plan_sky_place(k, i, r, s);
+		if (top == U64_MAX)
+			return -ERANGE;
+		offsets[k->items[k->d->ord[r]].first] = k->items[k->d->ord[r]].offset;
+		if (top > *peak) {
+			*peak = top;
+			*failed = k->items[k->d->ord[r]].first;
+		}
+		left--;
+	}
+	if (k->waste == U32_MAX)
+		k->waste = t;
+	return 0;
+}
+
+/*
+ * Pass @p's settings: the first two are plain (forwards, backwards); then
+ * each is at random either a fresh pass (direction, rule and noise in
+ * turn) or the best pass so far up to a random decision before its first
+ * waste, with another choice there and noise after.
+ */
+static void svod_plan_sky_setup(struct svod_plan_sky *k, u32 p)
+{
+	u64 rnd = svod_plan_sky_rand(k);
+
+	k->noise = p >= 2;
+	k->replay = 0;
+	if (p < 2 || rnd % 2) {
+		k->d = &k->dir[p % 2];
+		k->rule = (p / 2) % SVOD_PLAN_SKY_RULES;
+		return;
+	}
+	k->d = &k->dir[k->best_d];
+	k->rule = k->best_rule;
+	k->replay = k->best_waste ? (u32)((rnd >> 1) % k->best_waste) : 0;
+}
+
+/*
+ * The skyline passes within their budget (SVOD_PLAN_SKY_WORK steps, at
+ * most SVOD_PLAN_SKY_PASSES passes): the best plan in @offsets, @scratch
+ * for the others. The best has the lowest peak, then the latest first
+ * waste; the passes stop at the lower bound @lb.
+ */
+static int svod_plan_sky_best(struct svod_plan_sky *k, u64 lb, u32 n, u64 *offsets,
+			      u64 *scratch, u64 *peak, u32 *failed)
+{
+	u32 passes = svod_plan_sky_passes(k), p, f = U32_MAX, *t;
+	u64 pk;
+	int err;
+
+	*peak = U64_MAX;
+	for (p = 0; p < passes && (!p || *peak > lb); p++) {
+		svod_plan_sky_setup(k, p);
+		err = svod_plan_sky_pass(k, scratch, &pk, &f);
+		if (err)
+			return err;
+		if (pk < *peak || (pk == *peak && k->waste > k->best_waste)) {
+			*peak = pk;
+			*failed = f;
+			memcpy(offsets, scratch, sizeof(*offsets) * n);
+			t = k->log;
+			k->log = k->best_log;
+			k->best_log = t;
+			k->best_waste = k->waste;
+			k->best_d = k->d - k->dir;
+			k->best_rule = k->rule;
+		}
+	}
+	return 0;
+}
+
+/**
+ * struct svod_plan_rkey - what a direction sorts its buffers by
+ * @lo: first step
+ * @hi: one past the last step
+ * @size: bytes
+ * @first: ALLOC event
+ * @idx: buffer index
+ */
+struct svod_plan_rkey {
+	u32 lo;
+	u32 hi;
+	u64 size;
+	u32 first;
+	u32 idx;
+};
+
+static int svod_plan_rkey_cmp(const void *a, const void *b)
+{
+	const struct svod_plan_rkey *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	if (x->hi != y->hi)
+		return x->hi < y->hi ? -1 : 1;
+	if (x->size != y->size)
+		return x->size < y->size ? -1 : 1;
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* Rank the buffers in direction @back (forwards or backwards in time). */
+static void svod_plan_dir_init(struct svod_plan_sky *k, bool back, struct svod_plan_rkey *key)
+{
+	struct svod_plan_dir *d = &k->dir[back];
+	u32 i, s;
+
+	for (i = 0; i < k->m; i++)
+		key[i] = (struct svod_plan_rkey){
+			svod_plan_lo(k, i, back), svod_plan_hi(k, i, back),
+			k->items[i].size, k->items[i].first, i,
+		};
+	sort(key, k->m, sizeof(*key), svod_plan_rkey_cmp, NULL);
+	for (i = 0, s = 0; i < k->m; i++) {
+		d->ord[i] = key[i].idx;
+		d->hi[i] = key[i].hi;
+		d->rank[key[i].idx] = i;
+		for (; s <= key[i].lo; s++)
+			d->first[s] = i;
+	}
+	for (; s <= k->steps; s++)
+		d->first[s] = k->m;
+}
+
+static void svod_plan_sky_free(struct svod_plan_sky *k)
+{
+	u32 d;
+
+	for (d = 0; d < 2; d++) {
+		kvfree(k->dir[d].ord);
+		kvfree(k->dir[d].hi);
+		kvfree(k->dir[d].first);
+		kvfree(k->dir[d].rank);
+	}
+	kvfree(k->down);
+	kvfree(k->up);
+	kvfree(k->minhi);
+	kvfree(k->seg);
+	kvfree(k->heap);
+	kvfree(k->log);
+	kvfree(k->best_log);
+	kvfree(k->items);
+}
+
+/*
+ * The buffers of @c with their steps, memory, and the ranks of both
+ * directions (backwards only when there is more than one pass).
+ */
+static int svod_plan_sky_init(struct svod_plan_sky *k, struct svod_plan_ctx *c)
+{
+	size_t m = max(c->nr_allocs, 1U);
+	struct svod_plan_rkey *key;
+	gfp_t gfp = c->gfp;
+	bool ok = true;
+	u32 d;
+
+	*k = (struct svod_plan_sky){ .m = c->nr_allocs, .leaves = 1,
+				     .rng = 0x9e3779b97f4a7c15ULL };
+	k->items = kvmalloc_array(m, sizeof(*k->items), gfp);
+	if (!k->items)
+		return -ENOMEM;
+	k->steps = svod_plan_items_init(c, k->items);
+	while (k->leaves < k->steps)
+		k->leaves <<= 1;
+	for (d = 0; d < 2; d++) {
+		k->dir[d].ord = kvmalloc_array(m, sizeof(u32), gfp);
+		k->dir[d].hi = kvmalloc_array(m, sizeof(u32), gfp);
+		k->dir[d].rank = kvmalloc_array(m, sizeof(u32), gfp);
+		k->dir[d].first = kvmalloc_array(k->steps + 1, sizeof(u32), gfp);
+		ok &= k->dir[d].ord && k->dir[d].hi && k->dir[d].rank && k->dir[d].first;
+	}
+	k->down = kvmalloc_array(m + 1, sizeof(*k->down), gfp);
+	k->up = kvmalloc_array(m + 2, sizeof(*k->up), gfp);
+	k->minhi = kvmalloc_array(2 * k->leaves, sizeof(*k->minhi), gfp);
+	k->seg = kvmalloc_array(SVOD_PLAN_SKY_SEGS(m), sizeof(*k->seg), gfp);
+	k->heap = kvmalloc_array(SVOD_PLAN_SKY_HEAP(m), sizeof(*k->heap), gfp);
+	k->log = kvmalloc_array(SVOD_PLAN_SKY_LOG(m), sizeof(*k->log), gfp);
+	k->best_log = kvmalloc_array(SVOD_PLAN_SKY_LOG(m), sizeof(*k->best_log), gfp);
+	key = kvmalloc_array(m, sizeof(*key), gfp);
+	if (!ok || !k->down || !k->up || !k->minhi || !k->seg || !k->heap || !k->log ||
+	    !k->best_log || !key) {
+		kvfree(key);
+		svod_plan_sky_free(k);
 		return -ENOMEM;
 	}
-	svod_plan_items_init(c, g->items);
+	svod_plan_dir_init(k, false, key);
+	if (svod_plan_sky_passes(k) > 1)
+		svod_plan_dir_init(k, true, key);
+	kvfree(key);
 	return 0;
 }
 
@@ -600,46 +1019,22 @@ struct svod_plan_out {
 };
 
 /*
- * The greedy plans, best gap first, in two orders: by size, and by size
- * times lifetime; @out gets the one with the lower peak (by size on a
- * tie). -E2BIG when a pass ran out of its work budget and none finished.
+ * The skyline passes' best plan in @out (@scratch: room for another).
+ * -ERANGE when an end overflows.
  */
-static int svod_plan_best(struct svod_plan_ctx *c, struct svod_plan_out *out,
-			  u64 *scratch)
+static int svod_plan_best(struct svod_plan_ctx *c, struct svod_plan_out *out, u64 *scratch)
 {
-	static const u32 orders[SVOD_PLAN_NR_ORDERS] = {
-		SVOD_PLAN_USED_SIZE, SVOD_PLAN_USED_AREA,
-	};
-	struct svod_plan_greedy g;
-	u64 peak;
-	u32 o, i, failed = U32_MAX;
-	int err, ret = -E2BIG;
+	struct svod_plan_sky k;
+	int err;
 
-	err = svod_plan_greedy_init(&g, c);
+	err = svod_plan_sky_init(&k, c);
 	if (err)
 		return err;
-	for (o = 0; o < SVOD_PLAN_NR_ORDERS; o++) {
-		for (i = 0; i < g.m; i++)
-			g.items[i].key = svod_plan_key(&g.items[i], orders[o]);
-		sort(g.items, g.m, sizeof(*g.items), svod_plan_key_cmp, NULL);
-		err = svod_plan_greedy_pass(&g, scratch, &peak, &failed,
-					    ret ? U64_MAX : out->peak);
-		if (err == -E2BIG || err == -ERANGE)
-			continue;
-		if (err) {
-			ret = err;
-			break;
-		}
-		if (ret || peak < out->peak) {
-			memcpy(out->offsets, scratch, sizeof(*scratch) * c->n);
-			out->peak = peak;
-			out->failed = failed;
-			out->used = orders[o];
-			ret = 0;
-		}
-	}
-	svod_plan_greedy_free(&g);
-	return ret;
+	err = svod_plan_sky_best(&k, c->lower_bound, c->n, out->offsets, scratch, &out->peak,
+				 &out->failed);
+	out->used = SVOD_PLAN_USED_SKY;
+	svod_plan_sky_free(&k);
+	return err;
 }
 
 /**
@@ -670,9 +1065,9 @@ static void svod_plan_clear(u64 *offsets, u32 n)
 }
 
 /*
- * SVOD_PLAN_BEST: the better greedy plan unless TLSF fits with a lower
- * peak (or the greedy passes ran out of budget). Malformed events are
- * reported first: greedy needs the whole trace.
+ * SVOD_PLAN_BEST: the skyline plan unless TLSF fits with a lower peak (or
+ * a skyline end overflowed). Malformed events are reported first: the
+ * skyline needs the whole trace.
  */
 static int svod_plan_run_best(struct svod_plan_ctx *c, u64 *offsets,
 			      struct svod_plan_result *res)
@@ -697,7 +1092,7 @@ static int svod_plan_run_best(struct svod_plan_ctx *c, u64 *offsets,
 		return -ENOMEM;
 	svod_plan_clear(best.offsets, 2 * c->n);
 	err = svod_plan_best(c, &best, best.offsets + c->n);
-	if (err && err != -E2BIG)
+	if (err && err != -ERANGE)
 		goto free_best;
 	if (!err && best.peak > c->p->arena_size)
 		err = -ENOSPC;
@@ -714,7 +1109,7 @@ static int svod_plan_run_best(struct svod_plan_ctx *c, u64 *offsets,
 		res->peak = best.peak;
 		res->failed_event = best.failed;
 	} else {
-		/* Greedy out of budget, TLSF does not fit: TLSF's failure. */
+		/* An end overflowed, TLSF does not fit: TLSF's failure. */
 		res->peak = tlsf_peak;
 		res->failed_event = tlsf_failed;
 		err = tlsf_err;
@@ -737,16 +1132,18 @@ free_best:
  *	SVOD_PLAN_MAX_EVENTS (-E2BIG).
  * @res: out: peak, lower bound, failing event, strategy used. On -ENOSPC
  *	the peak is how far the failed plan reached: TLSF's peak before the
- *	failing event, or the arena size the greedy plan would need
+ *	failing event, or the arena size the skyline plan would need
  * @gfp: flags for the planner's temporary memory (GFP_KERNEL_ACCOUNT when
  *	planning for userspace); all of it is freed before returning
  *
  * SVOD_PLAN_TLSF processes the events in order, as the reference does, and
  * fails at the first event that is malformed or does not fit.
- * SVOD_PLAN_BEST checks every event first, then returns the better of two
- * greedy plans (by size, by size times lifetime; O(m log m) for m ALLOCs),
- * or the TLSF plan where that one fits with a strictly lower peak or the
- * greedy passes gave up (their work is capped).
+ * SVOD_PLAN_BEST checks every event first, then returns the best of the
+ * skyline passes (each O(m log m) for m ALLOCs; at most
+ * SVOD_PLAN_SKY_PASSES of them and SVOD_PLAN_SKY_WORK placements in all,
+ * but always one; deterministic), or the
+ * TLSF plan where that one fits with a strictly lower peak or a skyline
+ * end overflows u64.
  *
  * Context: process context; may sleep. Gives up the CPU every
  * SVOD_PLAN_YIELD_EVENTS steps and stops on a fatal signal.

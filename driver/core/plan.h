@@ -3,9 +3,9 @@
  * svod planner: an event list (alloc id size align / free id) in, one arena
  * offset per alloc, the peak and the lower bound out. Two strategies:
  * SVOD_PLAN_TLSF reproduces the reference planner exactly (tlsf.h);
- * SVOD_PLAN_BEST places buffers offline, largest first (by size, and by
- * size times lifetime), into the best gap over their lifetimes, and falls
- * back to the TLSF answer when that one has the lower peak.
+ * SVOD_PLAN_BEST packs the buffers offline with skyline passes (the lowest
+ * segment of the skyline first), and falls back to the TLSF answer when
+ * that one has the lower peak.
  * Documentation/planner.rst has every rule.
  *
  * Locking: none; the planner touches only what the caller passes in and the

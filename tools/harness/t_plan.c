@@ -292,7 +292,7 @@ static void best_big(struct svod_plan_event *ev, uint32_t cap)
 }
 
 /*
- * strategy_used says whose offsets came back: the greedy plan where it
+ * strategy_used says whose offsets came back: the skyline plan where it
  * beats TLSF, TLSF when asked for; pad2 must be zero.
  */
 static void strategy_used(void)
@@ -319,7 +319,7 @@ static void strategy_used(void)
 	best_used = a.strategy_used;
 	a.strategy = SVOD_PLAN_TLSF;
 	et = svod_plan(fd, &a);
-	tap_ok(!eb && !et && best_used == SVOD_PLAN_USED_SIZE && best_peak == 3072 &&
+	tap_ok(!eb && !et && best_used == SVOD_PLAN_USED_SKY && best_peak == 3072 &&
 	       a.strategy_used == SVOD_PLAN_USED_TLSF && a.peak == 3328,
 	       "plan: strategy_used: best %u (peak %llu), tlsf %u (peak %llu)", best_used,
 	       (unsigned long long)best_peak, a.strategy_used, (unsigned long long)a.peak);
