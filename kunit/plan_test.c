@@ -20,11 +20,11 @@
 
 #define PLAN_BIG_ALLOCS		40000
 /*
- * Small enough that the passes (up to 128 per plan on a few hundred
+ * Small enough that the passes (up to 256 per plan on a few hundred
  * buffers) stay quick under KASAN.
  */
 #define PLAN_RANDOM_TRACES	12
-#define PLAN_RANDOM_EVENTS	1000
+#define PLAN_RANDOM_EVENTS	600
 
 static u64 plan_rand(u64 *s)
 {
