@@ -1,36 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * svod_plan_solve(): an exact-leaning arena planner for userspace, after
- * MiniMalloc (Moffitt, "MiniMalloc: A Lightweight Memory Allocator for
- * Hardware-Accelerated Machine Learning", ASPLOS 2023).
+ * svod_plan_solve(): a branch-and-bound arena planner for userspace.
  *
- * A plan is searched in canonical form: buffers are placed in order of
- * nondecreasing offset, each at the lowest offset x where some unplaced
- * buffer can go (the highest end among the placed buffers it shares time
- * with, aligned). Every packing can be pushed down into such a form without
- * raising its peak. The search is a series of decision searches "a plan
- * with peak <= C?": C = the most occupied bytes live in one slot first (80%
- * of the budget: the optimum of most instances), then bisection between
- * the last failure and the best plan. At each node the candidates are the
- * buffers whose lowest offset is x; pruning:
- *
- * - lower bound: a time slot whose unplaced bytes do not fit between
- *   max(x, its skyline) and C ends the branch, and so does an unplaced
- *   buffer whose lowest offset plus size exceeds C;
- * - infeasible offsets: a tight slot (no byte to spare) must be filled from
- *   its floor: the branch ends if no unplaced buffer can still sit there,
- *   and at x only the buffers covering the tight slot with the fewest such
- *   candidates are tried (else the best time coverage first, then longest
- *   lifetime first);
- * - dominance: a candidate tried at x and abandoned may not be placed at x
- *   later in that subtree (only above a buffer placed after it), and a
- *   candidate identical in lifetime, size and alignment to the one just
- *   tried is skipped: both would lead to the same packings;
- * - early exit: the search stops when the best peak meets the lower bound,
- *   when a search completes, or when the time budget runs out.
- *
- * The first plan is a greedy dive with no target ("fill the lowest
- * valley"), kept if better than the caller's plan (the kernel heuristic's).
+ * (top comment: rewritten at the end with measured figures)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -40,16 +12,24 @@
 #include "libsvod.h"
 
 #define SOLVE_NONE	UINT32_MAX
-/* Conflicting pairs beyond this are refused (-E2BIG): memory. */
+/* Conflicting pairs beyond this are refused (-E2BIG): hint check cost. */
 #define SOLVE_MAX_PAIRS	(64u << 20)
+/* Padded sizes summing to this or more are not searched (overflow). */
+#define SOLVE_MAX_BYTES	(1ULL << 62)
+/* Restarts: nodes of the first (times the Luby sequence), shuffle percent. */
+#define SOLVE_UNIT	1000
+#define SOLVE_SHUFFLE	10
+/* No target: larger than any floor the search can build. */
+#define SOLVE_INF	(1ULL << 63)
 
 /**
  * struct solve_buf - one buffer
  * @size: bytes it occupies: max(size, block_size)
  * @align: alignment, >= 1
  * @event: its ALLOC event
- * @lo: first time slot (its rank among the ALLOCs)
- * @hi: one past its last slot: it meets buffer j > self iff j < @hi
+ * @lo: first time step (the run of ALLOCs it is allocated in)
+ * @hi: one past its last step: the runs of ALLOCs begun before its FREE
+ * @ahi: in ALLOC order, one past the last buffer allocated while it lives
  */
 struct solve_buf {
 	uint64_t size;
@@ -57,66 +37,102 @@ struct solve_buf {
 	uint32_t event;
 	uint32_t lo;
 	uint32_t hi;
+	uint32_t ahi;
 };
 
 /**
- * struct solve_trail - one undo record
- * @p: the value changed
- * @old: its old value
+ * struct solve_tree - segment tree over the steps: range add, min, max
+ * @mn: per node, the minimum of its range (its own @ad included)
+ * @mx: per node, the maximum of its range
+ * @ad: per node, what was added to its whole range (a leaf: its value)
+ * @leaves: leaves, a power of two >= the steps
+ * @steps: steps; the leaves beyond hold no value
  */
-struct solve_trail {
-	uint64_t *p;
-	uint64_t old;
+struct solve_tree {
+	uint64_t *mn;
+	uint64_t *mx;
+	uint64_t *ad;
+	uint32_t leaves;
+	uint32_t steps;
+};
+
+/**
+ * struct solve_frame - one node of the depth-first search
+ * @y0: the lowest floor
+ * @raise: what this node's waste branch raised [@a, @b) by, 0 if none
+ * @a: first step of the lowest segment (leftmost run of steps at @y0)
+ * @b: one past its last step
+ * @c: step whose candidates are being tried
+ * @it: the candidate last tried (list order), or the list head of @c
+ * @cur: the buffer this node placed, SOLVE_NONE if none
+ * @prev: the buffer last tried (dominance), SOLVE_NONE if none
+ * @pick: the candidate tried first out of order, SOLVE_NONE if none
+ * @phase: 0 buffers at @a, 1 at @c > @a, 2 waste, 3 done
+ */
+struct solve_frame {
+	uint64_t y0;
+	uint64_t raise;
+	uint32_t a;
+	uint32_t b;
+	uint32_t c;
+	uint32_t it;
+	uint32_t cur;
+	uint32_t prev;
+	uint32_t pick;
+	int phase;
 };
 
 /**
  * struct solver - search state
  * @b: buffers, @m of them, in ALLOC order
- * @prio: buffer indices, longest lifetime first, then largest
- * @back: CSR lists of the earlier buffers meeting each buffer (@back_at)
- * @end: per buffer, highest end of the placed buffers it meets
- * @minoff: per buffer, the lowest offset it may still take (dominance)
- * @off: per buffer, its offset, or UINT64_MAX while unplaced
- * @sky: per slot, highest end of the placed buffers live in it
- * @rem: per slot, bytes of the unplaced buffers live in it
- * @trail: undo records, @nr_trail used
+ * @steps: time steps (runs of ALLOCs)
+ * @nxt: candidate lists: per step, its unplaced buffers (heads at @m +
+ *	step), longest lifetime first, then largest; circular, doubly linked
+ * @prv: the other direction of @nxt
+ * @off: per buffer, its offset while placed
+ * @floor: per step, the top of what was placed (or given up) there
+ * @key: per step, @floor plus the bytes of the unplaced buffers live there:
+ *	no completion has a lower peak than its maximum
+ * @reach: scratch: per step, the @stamp of the last chain search reaching it
+ * @stamp: the current chain search
+ * @stack: the search path, @depth frames, room for @cap
+ * @placed: buffers placed
  * @best: best plan so far (offset per buffer), @best_peak its peak
- * @target: peaks above this are pruned (@best_peak - 1)
+ * @target: plans with a key above it are pruned
  * @lb: the lower bound the search stops at
- * @cand: scratch: the candidates of one node, @dp their best coverage
- *	(or how many cover each slot)
- * @low: scratch: per slot, the lowest floor of an unplaced buffer there
+ * @rng: PRNG state (seeded from the instance)
+ * @shuffle: percent of the nodes trying a random candidate first
  * @nodes: nodes visited
- * @deadline: CLOCK_MONOTONIC seconds
  * @node_limit: this search stops (as on time out) at this many nodes
- * @stop: end this search: a plan found or time out
+ * @deadline: CLOCK_MONOTONIC seconds
+ * @stop: end this search: a plan found or out of nodes or time
  * @found: this search found a plan within @target
- * @timeout: this search ran out of time
+ * @timeout: this search ran out of nodes or time
  */
 struct solver {
 	struct solve_buf *b;
 	uint32_t m;
-	uint32_t *prio;
-	uint32_t *back;
-	uint64_t *back_at;
-	uint64_t *end;
-	uint64_t *minoff;
+	uint32_t steps;
+	uint32_t *nxt;
+	uint32_t *prv;
 	uint64_t *off;
-	uint64_t *sky;
-	uint64_t *rem;
-	struct solve_trail *trail;
-	size_t nr_trail;
-	size_t cap_trail;
+	struct solve_tree floor;
+	struct solve_tree key;
+	uint32_t *reach;
+	uint32_t stamp;
+	struct solve_frame *stack;
+	uint32_t depth;
+	uint32_t cap;
+	uint32_t placed;
 	uint64_t *best;
 	uint64_t best_peak;
 	uint64_t target;
 	uint64_t lb;
-	uint32_t *cand;
-	uint64_t *dp;
-	uint64_t *low;
+	uint64_t rng;
+	unsigned int shuffle;
 	uint64_t nodes;
-	double deadline;
 	uint64_t node_limit;
+	double deadline;
 	int stop;
 	int found;
 	int timeout;
@@ -134,9 +150,7 @@ static uint64_t solve_round_up(uint64_t v, uint64_t align)
 {
 	uint64_t r = v % align;
 
-	if (!r)
-		return v;
-	return v > UINT64_MAX - (align - r) ? UINT64_MAX : v + (align - r);
+	return r ? v + (align - r) : v;
 }
 
 static uint64_t solve_add(uint64_t a, uint64_t b)
@@ -144,120 +158,457 @@ static uint64_t solve_add(uint64_t a, uint64_t b)
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
-static int solve_set(struct solver *s, uint64_t *p, uint64_t v)
+static uint64_t solve_min(uint64_t a, uint64_t b)
 {
-	if (s->nr_trail == s->cap_trail) {
-		size_t cap = s->cap_trail ? 2 * s->cap_trail : 4096;
-		void *t = realloc(s->trail, cap * sizeof(*s->trail));
+	return a < b ? a : b;
+}
 
-		if (!t)
-			return -ENOMEM;
-		s->trail = t;
-		s->cap_trail = cap;
+static uint64_t solve_max(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+/* xorshift64*: the search's only randomness, seeded from the instance. */
+static uint64_t solve_rand(struct solver *s)
+{
+	s->rng ^= s->rng >> 12;
+	s->rng ^= s->rng << 25;
+	s->rng ^= s->rng >> 27;
+	return s->rng * 0x2545F4914F6CDD1DULL;
+}
+
+/* A tree over @steps values @val (all 0 if NULL). */
+static int tree_init(struct solve_tree *t, uint32_t steps, const uint64_t *val)
+{
+	uint32_t x;
+
+	t->steps = steps;
+	for (t->leaves = 1; t->leaves < steps; t->leaves <<= 1)
+		;
+	t->mn = malloc(2 * (size_t)t->leaves * sizeof(*t->mn));
+	t->mx = malloc(2 * (size_t)t->leaves * sizeof(*t->mx));
+	t->ad = calloc(2 * (size_t)t->leaves, sizeof(*t->ad));
+	if (!t->mn || !t->mx || !t->ad)
+		return -ENOMEM;
+	for (x = 0; x < t->leaves; x++) {
+		uint64_t v = x < steps && val ? val[x] : 0;
+
+		t->ad[t->leaves + x] = v;
+		t->mn[t->leaves + x] = x < steps ? v : UINT64_MAX;
+		t->mx[t->leaves + x] = v;
 	}
-	s->trail[s->nr_trail++] = (struct solve_trail){ p, *p };
-	*p = v;
+	for (x = t->leaves - 1; x > 0; x--) {
+		t->mn[x] = solve_min(t->mn[2 * x], t->mn[2 * x + 1]);
+		t->mx[x] = solve_max(t->mx[2 * x], t->mx[2 * x + 1]);
+	}
 	return 0;
 }
 
-static void solve_undo(struct solver *s, size_t mark)
+static void tree_free(struct solve_tree *t)
 {
-	while (s->nr_trail > mark) {
-		s->nr_trail--;
-		*s->trail[s->nr_trail].p = s->trail[s->nr_trail].old;
-	}
+	free(t->mn);
+	free(t->mx);
+	free(t->ad);
 }
 
-/* Place buffer @i at @x: raise the buffers it meets, the skyline, the rest. */
-static int solve_place(struct solver *s, uint32_t i, uint64_t x)
+/* Add @v (modulo 2^64: undo adds the negation) to steps [@l, @r). */
+static void tree_add_node(struct solve_tree *t, uint32_t x, uint32_t nl, uint32_t nr,
+			  uint32_t l, uint32_t r, uint64_t v)
 {
-	const struct solve_buf *b = &s->b[i];
-	uint64_t top = solve_add(x, b->size), k;
-	int err = solve_set(s, &s->off[i], x);
-	uint32_t j, t;
+	uint32_t mid = nl + (nr - nl) / 2;
 
-	for (j = i + 1; j < b->hi && !err; j++)
-		if (s->off[j] == UINT64_MAX && s->end[j] < top)
-			err = solve_set(s, &s->end[j], top);
-	for (k = s->back_at[i]; k < s->back_at[i + 1] && !err; k++) {
-		j = s->back[k];
-		if (s->off[j] == UINT64_MAX && s->end[j] < top)
-			err = solve_set(s, &s->end[j], top);
+	if (r <= nl || nr <= l)
+		return;
+	if (l <= nl && nr <= r) {
+		t->ad[x] += v;
+		t->mn[x] += v;
+		t->mx[x] += v;
+		return;
 	}
-	for (t = b->lo; t < b->hi && !err; t++) {
-		err = solve_set(s, &s->sky[t], top);
-		if (!err)
-			err = solve_set(s, &s->rem[t], s->rem[t] - b->size);
-	}
-	return err;
+	tree_add_node(t, 2 * x, nl, mid, l, r, v);
+	tree_add_node(t, 2 * x + 1, mid, nr, l, r, v);
+	t->mn[x] = t->ad[x] + solve_min(t->mn[2 * x], t->mn[2 * x + 1]);
+	t->mx[x] = t->ad[x] + solve_max(t->mx[2 * x], t->mx[2 * x + 1]);
 }
 
-/* The lowest offset buffer @i may take now, or UINT64_MAX. */
-static uint64_t solve_lowest(const struct solver *s, uint32_t i)
+static void tree_add(struct solve_tree *t, uint32_t l, uint32_t r, uint64_t v)
 {
-	uint64_t d = solve_round_up(s->end[i], s->b[i].align);
+	tree_add_node(t, 1, 0, t->leaves, l, r, v);
+}
 
-	return d >= s->minoff[i] ? d : UINT64_MAX;
+/* The value at step @i. */
+static uint64_t tree_get(const struct solve_tree *t, uint32_t i)
+{
+	uint32_t x = t->leaves + i;
+	uint64_t v = 0;
+
+	for (; x; x >>= 1)
+		v += t->ad[x];
+	return v;
+}
+
+/* The leftmost step holding the minimum. */
+static uint32_t tree_argmin(const struct solve_tree *t)
+{
+	uint32_t x = 1;
+
+	while (x < t->leaves) {
+		uint64_t below = t->mn[x] - t->ad[x];
+
+		x = t->mn[2 * x] == below ? 2 * x : 2 * x + 1;
+	}
+	return x - t->leaves;
+}
+
+/* The first step >= @l above @y in node @x (@acc: its ancestors' adds). */
+static uint32_t tree_above_node(const struct solve_tree *t, uint32_t x, uint32_t nl,
+				uint32_t nr, uint32_t l, uint64_t y, uint64_t acc)
+{
+	uint32_t mid = nl + (nr - nl) / 2, r;
+
+	if (nr <= l || t->mx[x] + acc <= y || nl >= t->steps)
+		return SOLVE_NONE;
+	if (x >= t->leaves)
+		return nl;
+	r = tree_above_node(t, 2 * x, nl, mid, l, y, acc + t->ad[x]);
+	if (r == SOLVE_NONE)
+		r = tree_above_node(t, 2 * x + 1, mid, nr, l, y, acc + t->ad[x]);
+	return r;
+}
+
+/* The first step >= @l whose value is above @y, or the number of steps. */
+static uint32_t tree_above(const struct solve_tree *t, uint32_t l, uint64_t y)
+{
+	uint32_t r = tree_above_node(t, 1, 0, t->leaves, l, y, 0);
+
+	return r == SOLVE_NONE ? t->steps : r;
 }
 
 /*
- * Every slot's unplaced bytes fit between max(x, skyline) and the target.
- * *@tight gets the slot at or below x with no room to spare (a buffer live
- * there must start exactly at x) that the fewest candidates can fill, or
- * SOLVE_NONE if no slot is tight. 0 when some slot cannot be filled.
+ * The step nearest @edge inside [@l, @r) whose value differs from @y in
+ * node @x: the leftmost if @left, else the rightmost; SOLVE_NONE if none.
  */
-static int solve_fits(struct solver *s, uint64_t x, uint32_t *tight)
+static uint32_t tree_diff_node(const struct solve_tree *t, uint32_t x, uint32_t nl,
+			       uint32_t nr, uint32_t l, uint32_t r, uint64_t y,
+			       uint64_t acc, int left)
 {
-	uint32_t t, i, best = UINT32_MAX;
-	int64_t cover = 0;
+	uint32_t mid = nl + (nr - nl) / 2, k;
 
-	*tight = SOLVE_NONE;
-	memset(s->dp, 0, (s->m + 1) * sizeof(*s->dp));
-	for (t = 0; t < s->m; t++)
-		s->low[t] = UINT64_MAX;
-	for (i = 0; i < s->m; i++) {
-		uint64_t d;
+	if (r <= nl || nr <= l || nl >= t->steps)
+		return SOLVE_NONE;
+	if (t->mn[x] + acc == y && t->mx[x] + acc == y)
+		return SOLVE_NONE;
+	if (x >= t->leaves)
+		return nl;
+	acc += t->ad[x];
+	k = tree_diff_node(t, left ? 2 * x : 2 * x + 1, left ? nl : mid, left ? mid : nr,
+			   l, r, y, acc, left);
+	if (k == SOLVE_NONE)
+		k = tree_diff_node(t, left ? 2 * x + 1 : 2 * x, left ? mid : nl,
+				   left ? nr : mid, l, r, y, acc, left);
+	return k;
+}
 
-		if (s->off[i] != UINT64_MAX)
-			continue;
-		d = solve_round_up(s->end[i], s->b[i].align);
-		for (t = s->b[i].lo; t < s->b[i].hi; t++)
-			if (d < s->low[t])
-				s->low[t] = d;
-		if (solve_lowest(s, i) != x)
-			continue;
-		s->dp[s->b[i].lo]++;
-		s->dp[s->b[i].hi]--;
-	}
-	for (t = 0; t < s->m; t++) {
-		uint64_t floor = s->sky[t] > x ? s->sky[t] : x;
+/* The largest value over steps [@l, @r) in node @x. */
+static uint64_t tree_max_node(const struct solve_tree *t, uint32_t x, uint32_t nl,
+			      uint32_t nr, uint32_t l, uint32_t r)
+{
+	uint32_t mid = nl + (nr - nl) / 2;
 
-		cover += (int64_t)s->dp[t];
-		if (s->rem[t] > s->target || floor > s->target - s->rem[t])
+	if (r <= nl || nr <= l)
+		return 0;
+	if (l <= nl && nr <= r)
+		return t->mx[x];
+	return t->ad[x] + solve_max(tree_max_node(t, 2 * x, nl, mid, l, r),
+				    tree_max_node(t, 2 * x + 1, mid, nr, l, r));
+}
+
+static uint64_t tree_max(const struct solve_tree *t, uint32_t l, uint32_t r)
+{
+	return tree_max_node(t, 1, 0, t->leaves, l, r);
+}
+
+/* The smallest value over steps [@l, @r) in node @x (UINT64_MAX if none). */
+static uint64_t tree_min_node(const struct solve_tree *t, uint32_t x, uint32_t nl,
+			      uint32_t nr, uint32_t l, uint32_t r)
+{
+	uint32_t mid = nl + (nr - nl) / 2;
+
+	if (r <= nl || nr <= l)
+		return UINT64_MAX;
+	if (l <= nl && nr <= r)
+		return t->mn[x];
+	return t->ad[x] + solve_min(tree_min_node(t, 2 * x, nl, mid, l, r),
+				    tree_min_node(t, 2 * x + 1, mid, nr, l, r));
+}
+
+static uint64_t tree_min(const struct solve_tree *t, uint32_t l, uint32_t r)
+{
+	return tree_min_node(t, 1, 0, t->leaves, l, r);
+}
+
+/* Take buffer @i out of its step's candidate list. */
+static void solve_unlink(struct solver *s, uint32_t i)
+{
+	s->nxt[s->prv[i]] = s->nxt[i];
+	s->prv[s->nxt[i]] = s->prv[i];
+}
+
+/* Put it back where it was (moves are undone in reverse order). */
+static void solve_relink(struct solver *s, uint32_t i)
+{
+	s->nxt[s->prv[i]] = i;
+	s->prv[s->nxt[i]] = i;
+}
+
+/*
+ * Place buffer @i on the flat floor @y0 of its steps: at y0 rounded up to
+ * its alignment. The floor rises by the padding and the size, the key by
+ * the padding only (its bytes move from the unplaced to the floor).
+ */
+static void solve_place(struct solver *s, uint32_t i, uint64_t y0)
+{
+	const struct solve_buf *b = &s->b[i];
+	uint64_t x = solve_round_up(y0, b->align);
+
+	s->off[i] = x;
+	solve_unlink(s, i);
+	tree_add(&s->floor, b->lo, b->hi, x - y0 + b->size);
+	if (x != y0)
+		tree_add(&s->key, b->lo, b->hi, x - y0);
+	s->placed++;
+}
+
+static void solve_unplace(struct solver *s, uint32_t i, uint64_t y0)
+{
+	const struct solve_buf *b = &s->b[i];
+	uint64_t x = s->off[i];
+
+	s->placed--;
+	if (x != y0)
+		tree_add(&s->key, b->lo, b->hi, y0 - x);
+	tree_add(&s->floor, b->lo, b->hi, -(x - y0 + b->size));
+	solve_relink(s, i);
+}
+
+/* Give up [@a, @b) up to @d bytes higher: the floor and the key rise. */
+static void solve_waste(struct solver *s, uint32_t a, uint32_t b, uint64_t d)
+{
+	tree_add(&s->floor, a, b, d);
+	tree_add(&s->key, a, b, d);
+}
+
+/* Undo what frame @f did last. */
+static void solve_undo(struct solver *s, struct solve_frame *f)
+{
+	if (f->cur != SOLVE_NONE)
+		solve_unplace(s, f->cur, f->y0);
+	else if (f->raise)
+		solve_waste(s, f->a, f->b, -f->raise);
+	f->cur = SOLVE_NONE;
+	f->raise = 0;
+}
+
+static int solve_same(const struct solve_buf *x, const struct solve_buf *y)
+{
+	return x->hi == y->hi && x->size == y->size && x->align == y->align;
+}
+
+/* Can candidate @i go now: ends by the segment's end, not like one tried. */
+static int solve_fits(const struct solver *s, const struct solve_frame *f, uint32_t i)
+{
+	if (s->b[i].hi > f->b)
+		return 0;
+	if (f->prev != SOLVE_NONE && solve_same(&s->b[i], &s->b[f->prev]))
+		return 0;
+	return f->pick == SOLVE_NONE || i == f->pick || !solve_same(&s->b[i], &s->b[f->pick]);
+}
+
+/* Maybe a random candidate first: @f->shuffle percent of the nodes. */
+static void solve_shuffle(struct solver *s, struct solve_frame *f)
+{
+	uint32_t head = s->m + f->c, i, k = 0;
+
+	f->pick = SOLVE_NONE;
+	if (!s->shuffle || solve_rand(s) % 100 >= s->shuffle)
+		return;
+	for (i = s->nxt[head]; i != head; i = s->nxt[i])
+		k += s->b[i].hi <= f->b;
+	if (k < 2)
+		return;
+	k = (uint32_t)(solve_rand(s) % k);
+	for (i = s->nxt[head]; i != head; i = s->nxt[i])
+		if (s->b[i].hi <= f->b && !k--)
+			break;
+	f->pick = i;
+}
+
+/* The next candidate of step @f->c, placed; 0 when none is left. */
+static int solve_next_buf(struct solver *s, struct solve_frame *f)
+{
+	uint32_t head = s->m + f->c, i;
+
+	if (f->it == head && f->prev == SOLVE_NONE && f->pick != SOLVE_NONE) {
+		i = f->pick;
+	} else {
+		for (i = s->nxt[f->it]; i != head; i = s->nxt[i])
+			if (i != f->pick && solve_fits(s, f, i))
+				break;
+		if (i == head)
 			return 0;
-		/* Tight: the lowest buffer that can still sit here must fit. */
-		if (s->rem[t] && floor == s->target - s->rem[t] && s->low[t] > floor)
-			return 0;
-		if (s->rem[t] && s->sky[t] <= x && floor == s->target - s->rem[t] &&
-		    (uint64_t)cover < best) {
-			if (!cover)
-				return 0;
-			best = (uint32_t)cover;
-			*tight = t;
-		}
+		f->it = i;
 	}
+	f->prev = i;
+	f->cur = i;
+	solve_place(s, i, f->y0);
 	return 1;
 }
 
-/* A complete plan within the target: keep it if best, end this search. */
+/*
+ * The leftmost step c in (@f->a, @f->b) where an unplaced buffer starts
+ * that ends by @f->b, if the cells at @f->y0 over [a, c) may stay empty
+ * (their key is below the target), else SOLVE_NONE.
+ */
+static uint32_t solve_second(const struct solver *s, const struct solve_frame *f)
+{
+	uint32_t c;
+
+	for (c = f->a + 1; c < f->b; c++) {
+		uint32_t tail = s->prv[s->m + c];
+
+		if (tail != s->m + c && s->b[tail].hi <= f->b)
+			break;
+	}
+	if (c >= f->b || tree_max(&s->key, f->a, c) >= s->target)
+		return SOLVE_NONE;
+	return c;
+}
+
+/*
+ * Apply frame @f's next branch: a buffer at (a, y0), one at (c, y0), then
+ * the waste (the segment raised to its lower neighbour). 0 when none left.
+ */
+static int solve_next(struct solver *s, struct solve_frame *f)
+{
+	uint64_t up;
+
+	switch (f->phase) {
+	case 0:
+		if (solve_next_buf(s, f))
+			return 1;
+		f->phase = 1;
+		f->c = solve_second(s, f);
+		if (f->c != SOLVE_NONE) {
+			f->it = s->m + f->c;
+			f->prev = SOLVE_NONE;
+			solve_shuffle(s, f);
+		}
+		/* fall through */
+	case 1:
+		if (f->c != SOLVE_NONE && solve_next_buf(s, f))
+			return 1;
+		f->phase = 2;
+		/* fall through */
+	case 2:
+		f->phase = 3;
+		if (!f->a && f->b == s->steps)
+			return 0;
+		up = f->a ? tree_get(&s->floor, f->a - 1) : UINT64_MAX;
+		if (f->b < s->steps)
+			up = solve_min(up, tree_get(&s->floor, f->b));
+		f->raise = up - f->y0;
+		solve_waste(s, f->a, f->b, f->raise);
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Can the bottom row of the valley [@l, @r) (walls higher on both sides)
+ * still be covered? Where no byte is to spare (every key at the target) it
+ * must be, by unplaced buffers within the valley lying end to end.
+ */
+static int solve_chain(struct solver *s, uint32_t l, uint32_t r)
+{
+	uint32_t t, i;
+
+	if (tree_min(&s->key, l, r) < s->target)
+		return 1;
+	if (++s->stamp == 0) {
+		memset(s->reach, 0, ((size_t)s->steps + 1) * sizeof(*s->reach));
+		s->stamp = 1;
+	}
+	s->reach[l] = s->stamp;
+	for (t = l; t < r; t++) {
+		if (s->reach[t] != s->stamp)
+			continue;
+		for (i = s->prv[s->m + t]; i != s->m + t && s->b[i].hi <= r; i = s->prv[i])
+			s->reach[s->b[i].hi] = s->stamp;
+	}
+	return s->reach[r] == s->stamp;
+}
+
+/*
+ * After frame @f placed a buffer at its segment's start: the valleys it
+ * made (the rest of the segment, the top of the buffer between two higher
+ * floors) must still be coverable.
+ */
+static int solve_valleys(struct solver *s, const struct solve_frame *f)
+{
+	const struct solve_buf *x = &s->b[f->cur];
+	uint64_t top = s->off[f->cur] + x->size;
+	uint32_t l, r;
+
+	if (x->hi < f->b && !solve_chain(s, x->hi, f->b))
+		return 0;
+	/* The run of steps at the buffer's top, and its walls. */
+	l = tree_diff_node(&s->floor, 1, 0, s->floor.leaves, 0, x->lo, top, 0, 0);
+	r = tree_diff_node(&s->floor, 1, 0, s->floor.leaves, x->hi, s->steps, top, 0, 1);
+	l = l == SOLVE_NONE ? 0 : l + 1;
+	r = r == SOLVE_NONE ? s->steps : r;
+	if (top >= s->target || (l && tree_get(&s->floor, l - 1) < top) ||
+	    (r < s->steps && tree_get(&s->floor, r) < top))
+		return 1;
+	return solve_chain(s, l, r);
+}
+
+/* A new frame for the current state: its lowest segment. */
+static int solve_push(struct solver *s)
+{
+	struct solve_frame *f;
+
+	if (s->depth == s->cap) {
+		uint32_t cap = s->cap ? 2 * s->cap : 1024;
+		void *p = realloc(s->stack, cap * sizeof(*s->stack));
+
+		if (!p)
+			return -ENOMEM;
+		s->stack = p;
+		s->cap = cap;
+	}
+	f = &s->stack[s->depth++];
+	f->y0 = s->floor.mn[1];
+	f->a = tree_argmin(&s->floor);
+	f->b = tree_above(&s->floor, f->a, f->y0);
+	f->c = f->a;
+	f->it = s->m + f->a;
+	f->cur = SOLVE_NONE;
+	f->prev = SOLVE_NONE;
+	f->raise = 0;
+	f->phase = 0;
+	solve_shuffle(s, f);
+	return 0;
+}
+
+/* A complete plan within the target: keep it if best. */
 static void solve_record(struct solver *s)
 {
 	uint64_t peak = 0;
 	uint32_t i;
 
 	for (i = 0; i < s->m; i++)
-		if (solve_add(s->off[i], s->b[i].size) > peak)
-			peak = solve_add(s->off[i], s->b[i].size);
+		peak = solve_max(peak, s->off[i] + s->b[i].size);
 	if (peak < s->best_peak) {
 		memcpy(s->best, s->off, s->m * sizeof(*s->best));
 		s->best_peak = peak;
@@ -266,154 +617,187 @@ static void solve_record(struct solver *s)
 	s->stop = 1;
 }
 
-static int solve_dfs(struct solver *s, uint32_t placed);
+/*
+ * Depth-first search, with an explicit stack (its depth reaches the number
+ * of buffers and of wastes). Return: 0 or -ENOMEM.
+ */
+static int solve_dfs(struct solver *s)
+{
+	struct solve_frame *f;
+	int err = solve_push(s);
+
+	while (s->depth) {
+		f = &s->stack[s->depth - 1];
+		solve_undo(s, f);
+		if (err || s->stop || !solve_next(s, f)) {
+			s->depth--;
+			continue;
+		}
+		if (s->key.mx[1] > s->target)
+			continue;
+		if (f->phase == 0 && f->cur != SOLVE_NONE && !solve_valleys(s, f))
+			continue;
+		if (s->placed == s->m) {
+			solve_record(s);
+			continue;
+		}
+		if (++s->nodes >= s->node_limit ||
+		    (!(s->nodes & 1023) && solve_now() > s->deadline)) {
+			s->stop = 1;
+			s->timeout = 1;
+			continue;
+		}
+		err = solve_push(s);
+	}
+	return err;
+}
+
+static void solve_free(struct solver *s)
+{
+	free(s->b);
+	free(s->nxt);
+	free(s->prv);
+	free(s->off);
+	free(s->best);
+	free(s->stack);
+	free(s->reach);
+	tree_free(&s->floor);
+	tree_free(&s->key);
+}
 
 /* qsort has no context argument: the solver being sorted for. */
 static const struct solver *solve_sort_ctx;
 
-static int solve_hi_cmp(const void *a, const void *b)
+/* Candidate order: by first step, then longest lifetime, largest first. */
+static int solve_cand_cmp(const void *pa, const void *pb)
 {
-	const struct solve_buf *x = &solve_sort_ctx->b[*(const uint32_t *)a];
-	const struct solve_buf *y = &solve_sort_ctx->b[*(const uint32_t *)b];
+	uint32_t i = *(const uint32_t *)pa, j = *(const uint32_t *)pb;
+	const struct solve_buf *x = &solve_sort_ctx->b[i];
+	const struct solve_buf *y = &solve_sort_ctx->b[j];
 
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
 	if (x->hi != y->hi)
-		return x->hi < y->hi ? -1 : 1;
-	return x->lo > y->lo ? -1 : x->lo < y->lo;
+		return x->hi > y->hi ? -1 : 1;
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	if (x->align != y->align)
+		return x->align > y->align ? -1 : 1;
+	return i < j ? -1 : i > j;
 }
 
-/*
- * The candidate to try first at @x: of the sets of candidates that can all
- * sit at x side by side in time, the one covering the most time slots
- * (weighted interval scheduling), its earliest member. A perfect packing
- * fills the lowest valley exactly, so this is the tiling's likely choice.
- */
-static uint32_t solve_first(struct solver *s, uint64_t x)
+/* The candidate lists: per step, its buffers in solve_cand_cmp() order. */
+static int solve_lists(struct solver *s)
 {
-	uint32_t k = 0, i, lo, hi, pick = SOLVE_NONE;
+	uint32_t *order = malloc(((size_t)s->m + 1) * sizeof(*order)), i, t;
 
+	if (!order)
+		return -ENOMEM;
 	for (i = 0; i < s->m; i++)
-		if (s->off[i] == UINT64_MAX && solve_lowest(s, i) == x &&
-		    solve_add(x, s->b[i].size) <= s->target)
-			s->cand[k++] = i;
-	if (!k)
-		return SOLVE_NONE;
+		order[i] = i;
 	solve_sort_ctx = s;
-	qsort(s->cand, k, sizeof(*s->cand), solve_hi_cmp);
-	for (i = 0; i < k; i++) {
-		const struct solve_buf *b = &s->b[s->cand[i]];
+	qsort(order, s->m, sizeof(*order), solve_cand_cmp);
+	for (t = 0; t < s->steps; t++)
+		s->nxt[s->m + t] = s->prv[s->m + t] = s->m + t;
+	for (i = 0; i < s->m; i++) {
+		uint32_t head = s->m + s->b[order[i]].lo, k = order[i];
 
-		for (lo = 0, hi = i; lo < hi;) {
-			uint32_t mid = lo + (hi - lo) / 2;
-
-			if (s->b[s->cand[mid]].hi <= b->lo)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		s->dp[i + 1] = (lo ? s->dp[lo] : 0) + (b->hi - b->lo);
-		if (i && s->dp[i] > s->dp[i + 1])
-			s->dp[i + 1] = s->dp[i];
+		s->prv[k] = s->prv[head];
+		s->nxt[k] = head;
+		s->nxt[s->prv[head]] = k;
+		s->prv[head] = k;
 	}
-	/* Walk the optimum back; its last member visited is the earliest. */
-	for (i = k; i > 0;) {
-		const struct solve_buf *b = &s->b[s->cand[i - 1]];
-
-		if (i > 1 && s->dp[i] == s->dp[i - 1]) {
-			i--;
-			continue;
-		}
-		pick = s->cand[i - 1];
-		for (lo = 0, hi = i - 1; lo < hi;) {
-			uint32_t mid = lo + (hi - lo) / 2;
-
-			if (s->b[s->cand[mid]].hi <= b->lo)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		i = lo;
-	}
-	return pick;
-}
-
-/* Branch over the candidates at @x, in priority order. */
-static int solve_branch(struct solver *s, uint32_t placed, uint64_t x, uint32_t tight)
-{
-	const struct solve_buf *last = NULL;
-	uint32_t k, i, first = tight == SOLVE_NONE ? solve_first(s, x) : SOLVE_NONE;
-	size_t mark = s->nr_trail;
-	int err;
-
-	for (k = 0; k <= s->m && !s->stop; k++) {
-		i = k ? s->prio[k - 1] : first;
-		if (i == SOLVE_NONE || (k && i == first))
-			continue;
-		if (s->off[i] != UINT64_MAX || solve_lowest(s, i) != x)
-			continue;
-		/* A tight slot: only the buffers that can fill it from x. */
-		if (tight != SOLVE_NONE && (s->b[i].lo > tight || s->b[i].hi <= tight))
-			continue;
-		if (solve_add(x, s->b[i].size) > s->target)
-			continue;
-		if (last && last->size == s->b[i].size && last->align == s->b[i].align &&
-		    last->hi - last->lo == s->b[i].hi - s->b[i].lo && last->lo == s->b[i].lo)
-			continue;
-		err = solve_place(s, i, x);
-		if (!err)
-			err = solve_dfs(s, placed + 1);
-		if (err)
-			return err;
-		solve_undo(s, mark);
-		/* Dominance: abandoned at x, it may only go higher now. */
-		if (x == UINT64_MAX)
-			break;
-		err = solve_set(s, &s->minoff[i], x + 1);
-		if (err)
-			return err;
-		mark = s->nr_trail;
-		last = &s->b[i];
-	}
+	free(order);
 	return 0;
 }
 
-static int solve_dfs(struct solver *s, uint32_t placed)
+/*
+ * Buffers and time steps: a step is a run of ALLOCs with no FREE between;
+ * buffer b lives over steps [lo, hi): lo its run, hi the runs begun before
+ * its FREE. Two buffers meet in the events iff their steps meet. @last
+ * from solve_pair(); *@bytes gets the sum of the padded sizes (saturated).
+ */
+static int solve_init(struct solver *s, const struct svod_plan_event *ev, uint32_t n,
+		      const uint32_t *last, uint64_t block_size, uint64_t *bytes)
 {
-	size_t mark = s->nr_trail;
-	uint64_t x = UINT64_MAX, d;
-	uint32_t i, tight;
-	int err;
+	uint32_t *runs = malloc(((size_t)n + 1) * sizeof(*runs)), i, k = 0, lo, hi;
+	uint64_t pairs = 0;
 
-	if (s->stop)
-		return 0;
-	if (placed == s->m) {
-		solve_record(s);
-		return 0;
+	if (!runs)
+		return -ENOMEM;
+	*bytes = 0;
+	for (i = 0; i < n; i++) {
+		if (ev[i].op == SVOD_PLAN_ALLOC && (!i || ev[i - 1].op != SVOD_PLAN_ALLOC))
+			s->steps++;
+		runs[i] = s->steps;
+		s->m += ev[i].op == SVOD_PLAN_ALLOC;
 	}
-	if (++s->nodes > s->node_limit ||
-	    (!(s->nodes & 15) && solve_now() > s->deadline)) {
-		s->stop = 1;
-		s->timeout = 1;
-		return 0;
+	runs[n] = s->steps;
+	s->b = calloc((size_t)s->m + 1, sizeof(*s->b));
+	if (!s->b) {
+		free(runs);
+		return -ENOMEM;
 	}
-	for (i = 0; i < s->m; i++) {
-		if (s->off[i] != UINT64_MAX)
+	for (i = 0; i < n; i++) {
+		if (ev[i].op == SVOD_PLAN_FREE)
 			continue;
-		/* Infeasible offsets: no room left above this one's floor. */
-		d = solve_round_up(s->end[i] > s->minoff[i] ? s->end[i] : s->minoff[i],
-				   s->b[i].align);
-		if (solve_add(d, s->b[i].size) > s->target)
-			return 0;
-		d = solve_lowest(s, i);
-		if (d < x)
-			x = d;
+		s->b[k] = (struct solve_buf){
+			.size = ev[i].size > block_size ? ev[i].size : block_size,
+			.align = ev[i].align > 1 ? ev[i].align : 1,
+			.event = i, .lo = runs[i] - 1, .hi = runs[last[i]],
+		};
+		*bytes = solve_add(*bytes, solve_add(s->b[k].size, s->b[k].align - 1));
+		k++;
 	}
-	if (x == UINT64_MAX || !solve_fits(s, x, &tight))
-		return 0;
-	err = solve_branch(s, placed, x, tight);
-	solve_undo(s, mark);
-	return err;
+	free(runs);
+	for (i = 0; i < s->m; i++) {
+		for (lo = i + 1, hi = s->m; lo < hi;) {
+			uint32_t mid = lo + (hi - lo) / 2;
+
+			if (s->b[mid].event < last[s->b[i].event])
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		s->b[i].ahi = lo;
+		pairs += lo - i - 1;
+	}
+	return pairs > SOLVE_MAX_PAIRS ? -E2BIG : 0;
 }
 
+/* The search's arrays, once the sizes are known to fit in 62 bits. */
+static int solve_alloc(struct solver *s)
+{
+	uint64_t *rem = calloc((size_t)s->steps + 1, sizeof(*rem));
+	uint32_t i, t;
+	int err;
+
+	s->nxt = malloc(((size_t)s->m + s->steps) * sizeof(*s->nxt));
+	s->prv = malloc(((size_t)s->m + s->steps) * sizeof(*s->prv));
+	s->off = calloc((size_t)s->m + 1, sizeof(*s->off));
+	s->reach = calloc((size_t)s->steps + 1, sizeof(*s->reach));
+	if (!rem || !s->nxt || !s->prv || !s->off || !s->reach) {
+		free(rem);
+		return -ENOMEM;
+	}
+	for (i = 0; i < s->m; i++) {
+		rem[s->b[i].lo] += s->b[i].size;
+		rem[s->b[i].hi] -= s->b[i].size;
+	}
+	for (t = 1; t < s->steps; t++)
+		rem[t] += rem[t - 1];
+	err = tree_init(&s->floor, s->steps, NULL);
+	if (!err)
+		err = tree_init(&s->key, s->steps, rem);
+	free(rem);
+	if (!err)
+		err = solve_lists(s);
+	for (i = 0; i < s->m; i++)
+		s->rng = (s->rng ^ s->b[i].size ^ (uint64_t)s->b[i].hi << 32) *
+			 0x9E3779B97F4A7C15ULL + s->b[i].lo;
+	s->rng |= 1;
+	return err;
+}
 /* Pair every FREE with its ALLOC (as the kernel planner checks them). */
 static int solve_pair(const struct svod_plan_event *ev, uint32_t n, uint32_t *last,
 		      uint32_t *failed)
@@ -458,110 +842,6 @@ out:
 	return err;
 }
 
-static void solve_free(struct solver *s)
-{
-	free(s->b);
-	free(s->prio);
-	free(s->back);
-	free(s->back_at);
-	free(s->end);
-	free(s->minoff);
-	free(s->off);
-	free(s->sky);
-	free(s->rem);
-	free(s->trail);
-	free(s->best);
-	free(s->cand);
-	free(s->dp);
-	free(s->low);
-}
-
-static int solve_prio_cmp(const void *a, const void *b)
-{
-	const struct solve_buf *x = &solve_sort_ctx->b[*(const uint32_t *)a];
-	const struct solve_buf *y = &solve_sort_ctx->b[*(const uint32_t *)b];
-
-	if (x->hi - x->lo != y->hi - y->lo)
-		return x->hi - x->lo > y->hi - y->lo ? -1 : 1;
-	if (x->size != y->size)
-		return x->size > y->size ? -1 : 1;
-	if (x->align != y->align)
-		return x->align > y->align ? -1 : 1;
-	return x->lo < y->lo ? -1 : x->lo > y->lo;
-}
-
-/* Buffers, slots, lower bound; @last from solve_pair(). */
-static int solve_init(struct solver *s, const struct svod_plan_event *ev, uint32_t n,
-		      const uint32_t *last, uint64_t block_size)
-{
-	uint64_t pairs = 0;
-	uint32_t i, j, k = 0, lo, hi;
-
-	for (i = 0; i < n; i++)
-		s->m += ev[i].op == SVOD_PLAN_ALLOC;
-	s->b = calloc(s->m + 1, sizeof(*s->b));
-	if (!s->b)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		if (ev[i].op == SVOD_PLAN_FREE)
-			continue;
-		s->b[k] = (struct solve_buf){
-			.size = ev[i].size > block_size ? ev[i].size : block_size,
-			.align = ev[i].align > 1 ? ev[i].align : 1,
-			.event = i, .lo = k,
-		};
-		k++;
-	}
-	for (i = 0; i < s->m; i++) {
-		for (lo = i + 1, hi = s->m; lo < hi;) {
-			uint32_t mid = lo + (hi - lo) / 2;
-
-			if (s->b[mid].event < last[s->b[i].event])
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		s->b[i].hi = lo;
-		pairs += lo - i - 1;
-	}
-	if (pairs > SOLVE_MAX_PAIRS)
-		return -E2BIG;
-	s->prio = malloc((s->m + 1) * sizeof(*s->prio));
-	s->back = malloc((pairs + 1) * sizeof(*s->back));
-	s->back_at = calloc(s->m + 2, sizeof(*s->back_at));
-	s->end = calloc(s->m + 1, sizeof(*s->end));
-	s->minoff = calloc(s->m + 1, sizeof(*s->minoff));
-	s->off = malloc((s->m + 1) * sizeof(*s->off));
-	s->sky = calloc(s->m + 1, sizeof(*s->sky));
-	s->rem = calloc(s->m + 1, sizeof(*s->rem));
-	s->best = malloc((s->m + 1) * sizeof(*s->best));
-	s->cand = malloc((s->m + 1) * sizeof(*s->cand));
-	s->dp = calloc(s->m + 2, sizeof(*s->dp));
-	s->low = calloc(s->m + 1, sizeof(*s->low));
-	if (!s->low || !s->cand || !s->dp || !s->prio || !s->back || !s->back_at || !s->end || !s->minoff || !s->off ||
-	    !s->sky || !s->rem || !s->best)
-		return -ENOMEM;
-	/* back lists: j < i meets i iff i < b[j].hi; count, prefix, fill. */
-	for (j = 0; j < s->m; j++)
-		for (i = j + 1; i < s->b[j].hi; i++)
-			s->back_at[i + 1]++;
-	for (i = 0; i < s->m; i++)
-		s->back_at[i + 1] += s->back_at[i];
-	for (j = s->m; j-- > 0;)
-		for (i = j + 1; i < s->b[j].hi; i++)
-			s->back[s->back_at[i + 1] - 1 - s->end[i]++] = j;
-	memset(s->end, 0, (s->m + 1) * sizeof(*s->end));
-	for (i = 0; i < s->m; i++) {
-		s->prio[i] = i;
-		s->off[i] = UINT64_MAX;
-		for (j = s->b[i].lo; j < s->b[i].hi; j++)
-			s->rem[j] = solve_add(s->rem[j], s->b[i].size);
-	}
-	solve_sort_ctx = s;
-	qsort(s->prio, s->m, sizeof(*s->prio), solve_prio_cmp);
-	return 0;
-}
-
 /* Largest sum of requested live bytes, saturating (the kernel's bound). */
 static uint64_t solve_lower_bound(const struct svod_plan_event *ev, uint32_t n,
 				  const uint32_t *last)
@@ -590,6 +870,7 @@ static uint64_t solve_lower_bound(const struct svod_plan_event *ev, uint32_t n,
 	return lb;
 }
 
+
 /* Seed the incumbent with the caller's plan if it is valid. */
 static void solve_hint(struct solver *s, const uint64_t *hint)
 {
@@ -602,7 +883,7 @@ static void solve_hint(struct solver *s, const uint64_t *hint)
 		if (o == UINT64_MAX || o % s->b[i].align)
 			return;
 		e = solve_add(o, s->b[i].size);
-		for (j = i + 1; j < s->b[i].hi; j++) {
+		for (j = i + 1; j < s->b[i].ahi; j++) {
 			uint64_t p = hint[s->b[j].event];
 
 			if (p < e && o < solve_add(p, s->b[j].size))
@@ -615,14 +896,13 @@ static void solve_hint(struct solver *s, const uint64_t *hint)
 		for (i = 0; i < s->m; i++)
 			s->best[i] = hint[s->b[i].event];
 		s->best_peak = peak;
-		s->target = peak ? peak - 1 : 0;
 	}
 }
 
 /*
- * One decision search: a plan with peak <= @target before @deadline?
- * Return: 1 found, 0 none exists (the search completed), -1 time out, or a
- * negative errno below -1.
+ * One search for a plan whose key stays within @target, of at most @nodes
+ * nodes, before @deadline. Return: 1 found, 0 none exists (the search
+ * completed), -1 out of nodes or time, or -ENOMEM.
  */
 static int solve_try(struct solver *s, uint64_t target, double deadline, uint64_t nodes)
 {
@@ -634,51 +914,75 @@ static int solve_try(struct solver *s, uint64_t target, double deadline, uint64_
 	s->stop = 0;
 	s->found = 0;
 	s->timeout = 0;
-	err = solve_dfs(s, 0);
+	err = solve_dfs(s);
 	if (err)
 		return err;
 	return s->found ? 1 : s->timeout ? -1 : 0;
 }
 
+/* The Luby sequence: 1 1 2 1 1 2 4 1 1 2 1 1 2 4 8 ... (@i from 1). */
+static uint64_t solve_luby(uint64_t i)
+{
+	uint64_t k = 1;
+
+	while ((1ULL << k) - 1 < i)
+		k++;
+	while ((1ULL << k) - 1 != i) {
+		i -= (1ULL << (k - 1)) - 1;
+		for (k = 1; (1ULL << k) - 1 < i; k++)
+			;
+	}
+	return 1ULL << (k - 1);
+}
+
 /*
- * Decision searches from the lowest target (the most bytes live in one
- * slot) up: the lowest first with half the time left, then bisection
- * between what failed and the best found. Return: 1 if the best is proven
- * optimal, 0 if not, or a negative errno.
+ * Searches for a plan within @target until @end, restarted with
+ * Luby-scaled node limits (SOLVE_UNIT nodes times 1 1 2 1 1 2 4 ...), the
+ * first in list order, then with shuffled candidates. Return: 1 found, 0
+ * not, or -ENOMEM.
+ */
+static int solve_restarts(struct solver *s, uint64_t target, double end)
+{
+	uint64_t r;
+	int ret;
+
+	for (r = 1; solve_now() < end; r++) {
+		s->shuffle = r > 1 ? SOLVE_SHUFFLE : 0;
+		ret = solve_try(s, target, end, solve_luby(r) * SOLVE_UNIT);
+		if (ret < -1)
+			return ret;
+		if (ret >= 0)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * The first dive (no target: always a plan), then half the budget for a
+ * plan at the lower bound (the optimum of tilings), then bisection between
+ * the lowest target not reached and the best peak, a third of what is left
+ * for each target. Return: 0 or -ENOMEM.
  */
 static int solve_search(struct solver *s, double seconds)
 {
-	double end = solve_now() + seconds, left;
-	uint64_t lo = 0, lo0, c;
-	int r, proven = 1;
-	uint32_t t;
+	double start = solve_now(), left;
+	uint64_t lo = s->lb, c;
+	int ret;
 
-	for (t = 0; t < s->m; t++)
-		lo = s->rem[t] > lo ? s->rem[t] : lo;
-	lo0 = lo;
-	if (lo < s->best_peak) {
-		/* The first dive (no target) always completes: a greedy plan. */
-		r = solve_try(s, UINT64_MAX - 1, 1e300, UINT64_MAX);
-		if (r < -1)
-			return r;
-	}
-	for (c = lo; lo < s->best_peak; c = lo + (s->best_peak - 1 - lo) / 2) {
-		left = end - solve_now();
-		if (left <= 0) {
-			proven = 0;
+	ret = solve_try(s, SOLVE_INF, 1e300, UINT64_MAX);
+	if (ret < 0)
+		return ret;
+	for (c = lo; lo < s->best_peak; c = lo + (s->best_peak - lo) / 2) {
+		left = start + seconds - solve_now();
+		if (left <= 0)
 			break;
-		}
-		/* Most of the time for the lower bound, the optimum of most. */
-		r = solve_try(s, c, solve_now() + (c == lo0 ? left * 0.8 : left / 2),
-			      UINT64_MAX);
-		if (r < -1)
-			return r;
-		if (r == 1)
-			continue;
-		proven &= r == 0;
-		lo = c + 1;
+		ret = solve_restarts(s, c, solve_now() + (c == s->lb ? left / 2 : left / 3));
+		if (ret < 0)
+			return ret;
+		if (!ret)
+			lo = c + 1;
 	}
-	return proven;
+	return 0;
 }
 
 /**
@@ -694,18 +998,20 @@ static int solve_search(struct solver *s, double seconds)
  * Branch and bound (see the top of this file) until the peak meets the
  * lower bound, the search space is exhausted or @p->seconds have passed.
  *
- * Context: any thread; allocates memory (O(n + conflicting pairs)).
+ * Context: any thread; allocates memory (O(n)).
  * Return: 0; -EINVAL for a bad parameter or a malformed event
  * (@res->failed_event says which); -ENOSPC if the best plan does not fit
- * the arena; -E2BIG for more than 64M pairs of buffers live at once;
- * -ENOMEM.
+ * the arena (or, without a valid @hint, if the sizes and alignments sum to
+ * 2^62 bytes or more: not searched); -E2BIG for more than 64M pairs of
+ * buffers live at once; -ENOMEM.
  */
 int svod_plan_solve(const struct svod_plan_event *ev, uint32_t n,
 		    const struct svod_solve_params *p, const uint64_t *hint,
 		    uint64_t *offsets, struct svod_solve_result *res)
 {
-	struct solver s = { .best_peak = UINT64_MAX, .target = UINT64_MAX };
+	struct solver s = { .best_peak = UINT64_MAX, .target = SOLVE_INF };
 	uint32_t *last = NULL, i;
+	uint64_t bytes;
 	int err;
 
 	*res = (struct svod_solve_result){ .failed_event = UINT32_MAX };
@@ -718,21 +1024,30 @@ int svod_plan_solve(const struct svod_plan_event *ev, uint32_t n,
 		return -ENOMEM;
 	err = solve_pair(ev, n, last, &res->failed_event);
 	if (!err)
-		err = solve_init(&s, ev, n, last, p->block_size);
+		err = solve_init(&s, ev, n, last, p->block_size, &bytes);
+	if (!err) {
+		s.best = malloc(((size_t)s.m + 1) * sizeof(*s.best));
+		err = s.best ? 0 : -ENOMEM;
+	}
 	if (err)
 		goto out;
 	res->lower_bound = s.lb = solve_lower_bound(ev, n, last);
 	if (hint)
 		solve_hint(&s, hint);
-	if (s.m) {
-		err = solve_search(&s, p->seconds);
+	if (s.m && bytes < SOLVE_MAX_BYTES) {
+		err = solve_alloc(&s);
+		if (!err)
+			err = solve_search(&s, p->seconds);
 		if (err < 0)
 			goto out;
-		res->optimal = err;
+		res->optimal = s.best_peak <= s.lb;
 		err = 0;
-	} else {
+	} else if (!s.m) {
 		res->optimal = 1;
 		s.best_peak = 0;
+	} else if (s.best_peak == UINT64_MAX) {
+		err = -ENOSPC;
+		goto out;
 	}
 	res->nodes = s.nodes;
 	res->peak = s.best_peak;
