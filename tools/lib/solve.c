@@ -41,17 +41,25 @@ struct solve_buf {
 };
 
 /**
+ * struct solve_node - one node of a segment tree
+ * @mn: the minimum of its range (its own @ad included)
+ * @mx: the maximum of its range
+ * @ad: what was added to its whole range (a leaf: its value)
+ */
+struct solve_node {
+	uint64_t mn;
+	uint64_t mx;
+	uint64_t ad;
+};
+
+/**
  * struct solve_tree - segment tree over the steps: range add, min, max
- * @mn: per node, the minimum of its range (its own @ad included)
- * @mx: per node, the maximum of its range
- * @ad: per node, what was added to its whole range (a leaf: its value)
+ * @n: nodes, heap order (root 1, leaves from @leaves)
  * @leaves: leaves, a power of two >= the steps
  * @steps: steps; the leaves beyond hold no value
  */
 struct solve_tree {
-	uint64_t *mn;
-	uint64_t *mx;
-	uint64_t *ad;
+	struct solve_node *n;
 	uint32_t leaves;
 	uint32_t steps;
 };
@@ -89,7 +97,9 @@ struct solve_frame {
  * @nxt: candidate lists: per step, its unplaced buffers (heads at @m +
  *	step), longest lifetime first, then largest; circular, doubly linked
  * @prv: the other direction of @nxt
- * @off: per buffer, its offset while placed
+ * @off: per buffer, its offset while placed, else UINT64_MAX
+ * @part: the deepest partial plan of the searches with a target (offsets,
+ *	UINT64_MAX where unplaced), @part_placed buffers placed in it
  * @floor: per step, the top of what was placed (or given up) there
  * @key: per step, @floor plus the bytes of the unplaced buffers live there:
  *	no completion has a lower peak than its maximum
@@ -102,6 +112,7 @@ struct solve_frame {
  * @lb: the lower bound the search stops at
  * @rng: PRNG state (seeded from the instance)
  * @shuffle: percent of the nodes trying a random candidate first
+ * @reversed: time runs backwards (solve_reverse())
  * @nodes: nodes visited
  * @node_limit: this search stops (as on time out) at this many nodes
  * @deadline: CLOCK_MONOTONIC seconds
@@ -116,6 +127,8 @@ struct solver {
 	uint32_t *nxt;
 	uint32_t *prv;
 	uint64_t *off;
+	uint64_t *part;
+	uint32_t part_placed;
 	struct solve_tree floor;
 	struct solve_tree key;
 	uint32_t *reach;
@@ -130,6 +143,7 @@ struct solver {
 	uint64_t lb;
 	uint64_t rng;
 	unsigned int shuffle;
+	int reversed;
 	uint64_t nodes;
 	uint64_t node_limit;
 	double deadline;
@@ -180,60 +194,69 @@ static uint64_t solve_rand(struct solver *s)
 /* A tree over @steps values @val (all 0 if NULL). */
 static int tree_init(struct solve_tree *t, uint32_t steps, const uint64_t *val)
 {
+	struct solve_node *n;
 	uint32_t x;
 
 	t->steps = steps;
 	for (t->leaves = 1; t->leaves < steps; t->leaves <<= 1)
 		;
-	t->mn = malloc(2 * (size_t)t->leaves * sizeof(*t->mn));
-	t->mx = malloc(2 * (size_t)t->leaves * sizeof(*t->mx));
-	t->ad = calloc(2 * (size_t)t->leaves, sizeof(*t->ad));
-	if (!t->mn || !t->mx || !t->ad)
+	t->n = calloc(2 * (size_t)t->leaves, sizeof(*t->n));
+	if (!t->n)
 		return -ENOMEM;
+	n = t->n;
 	for (x = 0; x < t->leaves; x++) {
 		uint64_t v = x < steps && val ? val[x] : 0;
 
-		t->ad[t->leaves + x] = v;
-		t->mn[t->leaves + x] = x < steps ? v : UINT64_MAX;
-		t->mx[t->leaves + x] = v;
+		n[t->leaves + x] = (struct solve_node){
+			.mn = x < steps ? v : UINT64_MAX, .mx = v, .ad = v,
+		};
 	}
 	for (x = t->leaves - 1; x > 0; x--) {
-		t->mn[x] = solve_min(t->mn[2 * x], t->mn[2 * x + 1]);
-		t->mx[x] = solve_max(t->mx[2 * x], t->mx[2 * x + 1]);
+		n[x].mn = solve_min(n[2 * x].mn, n[2 * x + 1].mn);
+		n[x].mx = solve_max(n[2 * x].mx, n[2 * x + 1].mx);
 	}
 	return 0;
 }
 
 static void tree_free(struct solve_tree *t)
 {
-	free(t->mn);
-	free(t->mx);
-	free(t->ad);
+	free(t->n);
+	t->n = NULL;
 }
 
-/* Add @v (modulo 2^64: undo adds the negation) to steps [@l, @r). */
-static void tree_add_node(struct solve_tree *t, uint32_t x, uint32_t nl, uint32_t nr,
-			  uint32_t l, uint32_t r, uint64_t v)
+/* Node @x's minimum and maximum again from its children and its own add. */
+static void tree_pull(struct solve_node *n, uint32_t x)
 {
-	uint32_t mid = nl + (nr - nl) / 2;
-
-	if (r <= nl || nr <= l)
-		return;
-	if (l <= nl && nr <= r) {
-		t->ad[x] += v;
-		t->mn[x] += v;
-		t->mx[x] += v;
-		return;
-	}
-	tree_add_node(t, 2 * x, nl, mid, l, r, v);
-	tree_add_node(t, 2 * x + 1, mid, nr, l, r, v);
-	t->mn[x] = t->ad[x] + solve_min(t->mn[2 * x], t->mn[2 * x + 1]);
-	t->mx[x] = t->ad[x] + solve_max(t->mx[2 * x], t->mx[2 * x + 1]);
+	n[x].mn = n[x].ad + solve_min(n[2 * x].mn, n[2 * x + 1].mn);
+	n[x].mx = n[x].ad + solve_max(n[2 * x].mx, n[2 * x + 1].mx);
 }
 
+/*
+ * Add @v (modulo 2^64: undo adds the negation) to steps [@l, @r), bottom
+ * up: the nodes covering the range, then the ancestors of its two ends.
+ */
 static void tree_add(struct solve_tree *t, uint32_t l, uint32_t r, uint64_t v)
 {
-	tree_add_node(t, 1, 0, t->leaves, l, r, v);
+	struct solve_node *n = t->n;
+	uint32_t lo = l + t->leaves, hi = r - 1 + t->leaves;
+
+	for (l += t->leaves, r += t->leaves; l < r; l >>= 1, r >>= 1) {
+		if (l & 1) {
+			n[l].ad += v;
+			n[l].mn += v;
+			n[l++].mx += v;
+		}
+		if (r & 1) {
+			n[--r].ad += v;
+			n[r].mn += v;
+			n[r].mx += v;
+		}
+	}
+	for (lo >>= 1, hi >>= 1; lo; lo >>= 1, hi >>= 1) {
+		tree_pull(n, lo);
+		if (hi != lo)
+			tree_pull(n, hi);
+	}
 }
 
 /* The value at step @i. */
@@ -243,19 +266,20 @@ static uint64_t tree_get(const struct solve_tree *t, uint32_t i)
 	uint64_t v = 0;
 
 	for (; x; x >>= 1)
-		v += t->ad[x];
+		v += t->n[x].ad;
 	return v;
 }
 
 /* The leftmost step holding the minimum. */
 static uint32_t tree_argmin(const struct solve_tree *t)
 {
+	const struct solve_node *n = t->n;
 	uint32_t x = 1;
 
 	while (x < t->leaves) {
-		uint64_t below = t->mn[x] - t->ad[x];
+		uint64_t below = n[x].mn - n[x].ad;
 
-		x = t->mn[2 * x] == below ? 2 * x : 2 * x + 1;
+		x = n[2 * x].mn == below ? 2 * x : 2 * x + 1;
 	}
 	return x - t->leaves;
 }
@@ -266,13 +290,13 @@ static uint32_t tree_above_node(const struct solve_tree *t, uint32_t x, uint32_t
 {
 	uint32_t mid = nl + (nr - nl) / 2, r;
 
-	if (nr <= l || t->mx[x] + acc <= y || nl >= t->steps)
+	if (nr <= l || t->n[x].mx + acc <= y || nl >= t->steps)
 		return SOLVE_NONE;
 	if (x >= t->leaves)
 		return nl;
-	r = tree_above_node(t, 2 * x, nl, mid, l, y, acc + t->ad[x]);
+	r = tree_above_node(t, 2 * x, nl, mid, l, y, acc + t->n[x].ad);
 	if (r == SOLVE_NONE)
-		r = tree_above_node(t, 2 * x + 1, mid, nr, l, y, acc + t->ad[x]);
+		r = tree_above_node(t, 2 * x + 1, mid, nr, l, y, acc + t->n[x].ad);
 	return r;
 }
 
@@ -285,8 +309,8 @@ static uint32_t tree_above(const struct solve_tree *t, uint32_t l, uint64_t y)
 }
 
 /*
- * The step nearest @edge inside [@l, @r) whose value differs from @y in
- * node @x: the leftmost if @left, else the rightmost; SOLVE_NONE if none.
+ * The step inside [@l, @r) whose value differs from @y in node @x, nearest
+ * @l if @left, else nearest @r; SOLVE_NONE if none.
  */
 static uint32_t tree_diff_node(const struct solve_tree *t, uint32_t x, uint32_t nl,
 			       uint32_t nr, uint32_t l, uint32_t r, uint64_t y,
@@ -296,17 +320,23 @@ static uint32_t tree_diff_node(const struct solve_tree *t, uint32_t x, uint32_t 
 
 	if (r <= nl || nr <= l || nl >= t->steps)
 		return SOLVE_NONE;
-	if (t->mn[x] + acc == y && t->mx[x] + acc == y)
+	if (t->n[x].mn + acc == y && t->n[x].mx + acc == y)
 		return SOLVE_NONE;
 	if (x >= t->leaves)
 		return nl;
-	acc += t->ad[x];
+	acc += t->n[x].ad;
 	k = tree_diff_node(t, left ? 2 * x : 2 * x + 1, left ? nl : mid, left ? mid : nr,
 			   l, r, y, acc, left);
 	if (k == SOLVE_NONE)
 		k = tree_diff_node(t, left ? 2 * x + 1 : 2 * x, left ? mid : nl,
 				   left ? nr : mid, l, r, y, acc, left);
 	return k;
+}
+
+static uint32_t tree_diff(const struct solve_tree *t, uint32_t l, uint32_t r, uint64_t y,
+			  int left)
+{
+	return tree_diff_node(t, 1, 0, t->leaves, l, r, y, 0, left);
 }
 
 /* The largest value over steps [@l, @r) in node @x. */
@@ -318,9 +348,9 @@ static uint64_t tree_max_node(const struct solve_tree *t, uint32_t x, uint32_t n
 	if (r <= nl || nr <= l)
 		return 0;
 	if (l <= nl && nr <= r)
-		return t->mx[x];
-	return t->ad[x] + solve_max(tree_max_node(t, 2 * x, nl, mid, l, r),
-				    tree_max_node(t, 2 * x + 1, mid, nr, l, r));
+		return t->n[x].mx;
+	return t->n[x].ad + solve_max(tree_max_node(t, 2 * x, nl, mid, l, r),
+				      tree_max_node(t, 2 * x + 1, mid, nr, l, r));
 }
 
 static uint64_t tree_max(const struct solve_tree *t, uint32_t l, uint32_t r)
@@ -337,9 +367,9 @@ static uint64_t tree_min_node(const struct solve_tree *t, uint32_t x, uint32_t n
 	if (r <= nl || nr <= l)
 		return UINT64_MAX;
 	if (l <= nl && nr <= r)
-		return t->mn[x];
-	return t->ad[x] + solve_min(tree_min_node(t, 2 * x, nl, mid, l, r),
-				    tree_min_node(t, 2 * x + 1, mid, nr, l, r));
+		return t->n[x].mn;
+	return t->n[x].ad + solve_min(tree_min_node(t, 2 * x, nl, mid, l, r),
+				      tree_min_node(t, 2 * x + 1, mid, nr, l, r));
 }
 
 static uint64_t tree_min(const struct solve_tree *t, uint32_t l, uint32_t r)
@@ -385,6 +415,7 @@ static void solve_unplace(struct solver *s, uint32_t i, uint64_t y0)
 	uint64_t x = s->off[i];
 
 	s->placed--;
+	s->off[i] = UINT64_MAX;
 	if (x != y0)
 		tree_add(&s->key, b->lo, b->hi, y0 - x);
 	tree_add(&s->floor, b->lo, b->hi, -(x - y0 + b->size));
@@ -550,6 +581,30 @@ static int solve_chain(struct solver *s, uint32_t l, uint32_t r)
 }
 
 /*
+ * The wall of the run of steps at @top that reaches @edge (its first step
+ * if @right is 0, else one past its last): the run's first step (or one
+ * past its last), SOLVE_NONE if the floor beyond is lower than @top.
+ */
+static uint32_t solve_wall(const struct solver *s, uint32_t edge, uint64_t top, int right)
+{
+	uint64_t y;
+	uint32_t t;
+
+	if (right ? edge == s->steps : !edge)
+		return edge;
+	y = tree_get(&s->floor, right ? edge : edge - 1);
+	if (y != top)
+		return y < top ? SOLVE_NONE : edge;
+	t = right ? tree_diff(&s->floor, edge, s->steps, top, 1) :
+		    tree_diff(&s->floor, 0, edge, top, 0);
+	if (t == SOLVE_NONE)
+		return right ? s->steps : 0;
+	if (tree_get(&s->floor, t) < top)
+		return SOLVE_NONE;
+	return right ? t : t + 1;
+}
+
+/*
  * After frame @f placed a buffer at its segment's start: the valleys it
  * made (the rest of the segment, the top of the buffer between two higher
  * floors) must still be coverable.
@@ -563,14 +618,11 @@ static int solve_valleys(struct solver *s, const struct solve_frame *f)
 	if (x->hi < f->b && !solve_chain(s, x->hi, f->b))
 		return 0;
 	/* The run of steps at the buffer's top, and its walls. */
-	l = tree_diff_node(&s->floor, 1, 0, s->floor.leaves, 0, x->lo, top, 0, 0);
-	r = tree_diff_node(&s->floor, 1, 0, s->floor.leaves, x->hi, s->steps, top, 0, 1);
-	l = l == SOLVE_NONE ? 0 : l + 1;
-	r = r == SOLVE_NONE ? s->steps : r;
-	if (top >= s->target || (l && tree_get(&s->floor, l - 1) < top) ||
-	    (r < s->steps && tree_get(&s->floor, r) < top))
+	if (top >= s->target)
 		return 1;
-	return solve_chain(s, l, r);
+	l = solve_wall(s, x->lo, top, 0);
+	r = l == SOLVE_NONE ? l : solve_wall(s, x->hi, top, 1);
+	return r == SOLVE_NONE || solve_chain(s, l, r);
 }
 
 /* A new frame for the current state: its lowest segment. */
@@ -588,7 +640,7 @@ static int solve_push(struct solver *s)
 		s->cap = cap;
 	}
 	f = &s->stack[s->depth++];
-	f->y0 = s->floor.mn[1];
+	f->y0 = s->floor.n[1].mn;
 	f->a = tree_argmin(&s->floor);
 	f->b = tree_above(&s->floor, f->a, f->y0);
 	f->c = f->a;
@@ -633,10 +685,16 @@ static int solve_dfs(struct solver *s)
 			s->depth--;
 			continue;
 		}
-		if (s->key.mx[1] > s->target)
+		if (s->key.n[1].mx > s->target)
 			continue;
 		if (f->phase == 0 && f->cur != SOLVE_NONE && !solve_valleys(s, f))
 			continue;
+		/* Keep deeper partial plans (in strides: each costs O(m)). */
+		if (s->target < SOLVE_INF &&
+		    s->placed >= s->part_placed + (s->m >> 6) + (s->placed > s->part_placed)) {
+			memcpy(s->part, s->off, s->m * sizeof(*s->part));
+			s->part_placed = s->placed;
+		}
 		if (s->placed == s->m) {
 			solve_record(s);
 			continue;
@@ -661,6 +719,7 @@ static void solve_free(struct solver *s)
 	free(s->best);
 	free(s->stack);
 	free(s->reach);
+	free(s->part);
 	tree_free(&s->floor);
 	tree_free(&s->key);
 }
@@ -765,31 +824,64 @@ static int solve_init(struct solver *s, const struct svod_plan_event *ev, uint32
 	return pairs > SOLVE_MAX_PAIRS ? -E2BIG : 0;
 }
 
-/* The search's arrays, once the sizes are known to fit in 62 bits. */
-static int solve_alloc(struct solver *s)
+/* The key tree: per step, the bytes of the buffers live there. */
+static int solve_keys(struct solver *s)
 {
 	uint64_t *rem = calloc((size_t)s->steps + 1, sizeof(*rem));
 	uint32_t i, t;
 	int err;
 
-	s->nxt = malloc(((size_t)s->m + s->steps) * sizeof(*s->nxt));
-	s->prv = malloc(((size_t)s->m + s->steps) * sizeof(*s->prv));
-	s->off = calloc((size_t)s->m + 1, sizeof(*s->off));
-	s->reach = calloc((size_t)s->steps + 1, sizeof(*s->reach));
-	if (!rem || !s->nxt || !s->prv || !s->off || !s->reach) {
-		free(rem);
+	if (!rem)
 		return -ENOMEM;
-	}
 	for (i = 0; i < s->m; i++) {
 		rem[s->b[i].lo] += s->b[i].size;
 		rem[s->b[i].hi] -= s->b[i].size;
 	}
 	for (t = 1; t < s->steps; t++)
 		rem[t] += rem[t - 1];
+	tree_free(&s->key);
+	err = tree_init(&s->key, s->steps, rem);
+	free(rem);
+	return err;
+}
+
+/*
+ * Turn time around (steps t -> steps - 1 - t), between searches: the same
+ * problem, searched from its other end. Return: 0 or -ENOMEM.
+ */
+static int solve_reverse(struct solver *s)
+{
+	uint32_t i, lo;
+	int err;
+
+	for (i = 0; i < s->m; i++) {
+		lo = s->b[i].lo;
+		s->b[i].lo = s->steps - s->b[i].hi;
+		s->b[i].hi = s->steps - lo;
+	}
+	s->reversed = !s->reversed;
+	err = solve_keys(s);
+	return err ? err : solve_lists(s);
+}
+
+/* The search's arrays, once the sizes are known to fit in 62 bits. */
+static int solve_alloc(struct solver *s)
+{
+	uint32_t i;
+	int err;
+
+	s->nxt = malloc(((size_t)s->m + s->steps) * sizeof(*s->nxt));
+	s->prv = malloc(((size_t)s->m + s->steps) * sizeof(*s->prv));
+	s->off = malloc(((size_t)s->m + 1) * sizeof(*s->off));
+	s->part = malloc(((size_t)s->m + 1) * sizeof(*s->part));
+	s->reach = calloc((size_t)s->steps + 1, sizeof(*s->reach));
+	if (!s->nxt || !s->prv || !s->off || !s->part || !s->reach)
+		return -ENOMEM;
+	memset(s->off, 0xff, ((size_t)s->m + 1) * sizeof(*s->off));
+	memset(s->part, 0xff, ((size_t)s->m + 1) * sizeof(*s->part));
 	err = tree_init(&s->floor, s->steps, NULL);
 	if (!err)
-		err = tree_init(&s->key, s->steps, rem);
-	free(rem);
+		err = solve_keys(s);
 	if (!err)
 		err = solve_lists(s);
 	for (i = 0; i < s->m; i++)
@@ -798,6 +890,7 @@ static int solve_alloc(struct solver *s)
 	s->rng |= 1;
 	return err;
 }
+
 /* Pair every FREE with its ALLOC (as the kernel planner checks them). */
 static int solve_pair(const struct svod_plan_event *ev, uint32_t n, uint32_t *last,
 		      uint32_t *failed)
@@ -935,6 +1028,86 @@ static uint64_t solve_luby(uint64_t i)
 	return 1ULL << (k - 1);
 }
 
+/* Largest first: the order the partial plan is completed in. */
+static int solve_size_cmp(const void *pa, const void *pb)
+{
+	const struct solve_buf *x = &solve_sort_ctx->b[*(const uint32_t *)pa];
+	const struct solve_buf *y = &solve_sort_ctx->b[*(const uint32_t *)pb];
+
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	return (x->hi - x->lo > y->hi - y->lo) ? -1 : (x->hi - x->lo < y->hi - y->lo);
+}
+
+static int solve_pair_cmp(const void *pa, const void *pb)
+{
+	const uint64_t *x = pa, *y = pb;
+
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* Buffer @i in @plan at the lowest offset free over its steps (first fit). */
+static void solve_first_fit(struct solver *s, uint64_t *plan, uint32_t i, uint64_t *iv)
+{
+	const struct solve_buf *b = &s->b[i];
+	uint32_t j, k = 0;
+	uint64_t x = 0;
+
+	for (j = 0; j < s->m; j++) {
+		if (plan[j] == UINT64_MAX || s->b[j].hi <= b->lo || b->hi <= s->b[j].lo)
+			continue;
+		iv[2 * k] = plan[j];
+		iv[2 * k + 1] = plan[j] + s->b[j].size;
+		k++;
+	}
+	qsort(iv, k, 2 * sizeof(*iv), solve_pair_cmp);
+	for (j = 0; j < k; j++) {
+		if (solve_round_up(x, b->align) + b->size <= iv[2 * j])
+			break;
+		x = solve_max(x, iv[2 * j + 1]);
+	}
+	plan[i] = solve_round_up(x, b->align);
+}
+
+/*
+ * The deepest partial plan completed by first fit, largest buffers first:
+ * the incumbent if lower. At most 2^28 buffer visits (else skipped).
+ * Return: 0 or -ENOMEM.
+ */
+static int solve_complete(struct solver *s)
+{
+	uint32_t left = s->m - s->part_placed, *order, i, k = 0;
+	uint64_t *iv, peak = 0;
+
+	if (!s->part_placed || !left || (uint64_t)left * s->m > (1ULL << 28))
+		return 0;
+	order = malloc((size_t)left * sizeof(*order));
+	iv = malloc(2 * ((size_t)s->m + 1) * sizeof(*iv));
+	if (!order || !iv) {
+		free(order);
+		free(iv);
+		return -ENOMEM;
+	}
+	for (i = 0; i < s->m; i++)
+		if (s->part[i] == UINT64_MAX)
+			order[k++] = i;
+	solve_sort_ctx = s;
+	qsort(order, k, sizeof(*order), solve_size_cmp);
+	for (i = 0; i < k; i++)
+		solve_first_fit(s, s->part, order[i], iv);
+	for (i = 0; i < s->m; i++)
+		peak = solve_max(peak, s->part[i] + s->b[i].size);
+	if (peak < s->best_peak) {
+		memcpy(s->best, s->part, s->m * sizeof(*s->best));
+		s->best_peak = peak;
+	}
+	for (i = 0; i < k; i++)
+		s->part[order[i]] = UINT64_MAX;
+	free(order);
+	free(iv);
+	return 0;
+}
+
 /*
  * Searches for a plan within @target until @end, restarted with
  * Luby-scaled node limits (SOLVE_UNIT nodes times 1 1 2 1 1 2 4 ...), the
@@ -947,7 +1120,12 @@ static int solve_restarts(struct solver *s, uint64_t target, double end)
 	int ret;
 
 	for (r = 1; solve_now() < end; r++) {
-		s->shuffle = r > 1 ? SOLVE_SHUFFLE : 0;
+		s->shuffle = r > 2 ? SOLVE_SHUFFLE : 0;
+		if (r > 1) {
+			ret = solve_reverse(s);
+			if (ret)
+				return ret;
+		}
 		ret = solve_try(s, target, end, solve_luby(r) * SOLVE_UNIT);
 		if (ret < -1)
 			return ret;
@@ -979,6 +1157,8 @@ static int solve_search(struct solver *s, double seconds)
 		ret = solve_restarts(s, c, solve_now() + (c == s->lb ? left / 2 : left / 3));
 		if (ret < 0)
 			return ret;
+		if (!ret && c == s->lb && solve_complete(s))
+			return -ENOMEM;
 		if (!ret)
 			lo = c + 1;
 	}
