@@ -17,8 +17,12 @@
 /* Padded sizes summing to this or more are not searched (overflow). */
 #define SOLVE_MAX_BYTES	(1ULL << 62)
 /* Restarts: nodes of the first (times the Luby sequence), shuffle percent. */
+#ifndef SOLVE_UNIT
 #define SOLVE_UNIT	1000
+#endif
+#ifndef SOLVE_SHUFFLE
 #define SOLVE_SHUFFLE	10
+#endif
 /* No target: larger than any floor the search can build. */
 #define SOLVE_INF	(1ULL << 63)
 
@@ -105,6 +109,8 @@ struct solve_frame {
  *	no completion has a lower peak than its maximum
  * @reach: scratch: per step, the @stamp of the last chain search reaching it
  * @stamp: the current chain search
+ * @vals: scratch: per step, its floor
+ * @tmp: scratch: per tree node
  * @stack: the search path, @depth frames, room for @cap
  * @placed: buffers placed
  * @best: best plan so far (offset per buffer), @best_peak its peak
@@ -133,6 +139,8 @@ struct solver {
 	struct solve_tree key;
 	uint32_t *reach;
 	uint32_t stamp;
+	uint64_t *vals;
+	uint64_t *tmp;
 	struct solve_frame *stack;
 	uint32_t depth;
 	uint32_t cap;
@@ -581,48 +589,89 @@ static int solve_chain(struct solver *s, uint32_t l, uint32_t r)
 }
 
 /*
- * The wall of the run of steps at @top that reaches @edge (its first step
- * if @right is 0, else one past its last): the run's first step (or one
- * past its last), SOLVE_NONE if the floor beyond is lower than @top.
+ * Is the run of steps around step @t at its floor (the maximal run at the
+ * same height) a valley whose bottom row cannot be covered? 0 if so.
  */
-static uint32_t solve_wall(const struct solver *s, uint32_t edge, uint64_t top, int right)
+static int solve_run_ok(struct solver *s, uint32_t t)
 {
-	uint64_t y;
-	uint32_t t;
+	uint64_t y = tree_get(&s->floor, t);
+	uint32_t l, r;
 
-	if (right ? edge == s->steps : !edge)
-		return edge;
-	y = tree_get(&s->floor, right ? edge : edge - 1);
-	if (y != top)
-		return y < top ? SOLVE_NONE : edge;
-	t = right ? tree_diff(&s->floor, edge, s->steps, top, 1) :
-		    tree_diff(&s->floor, 0, edge, top, 0);
-	if (t == SOLVE_NONE)
-		return right ? s->steps : 0;
-	if (tree_get(&s->floor, t) < top)
-		return SOLVE_NONE;
-	return right ? t : t + 1;
+	if (y >= s->target)
+		return 1;
+	l = tree_diff(&s->floor, 0, t, y, 0);
+	if (l != SOLVE_NONE && tree_get(&s->floor, l) < y)
+		return 1;
+	r = tree_diff(&s->floor, t + 1, s->steps, y, 1);
+	if (r != SOLVE_NONE && tree_get(&s->floor, r) < y)
+		return 1;
+	return solve_chain(s, l == SOLVE_NONE ? 0 : l + 1, r == SOLVE_NONE ? s->steps : r);
 }
 
 /*
- * After frame @f placed a buffer at its segment's start: the valleys it
- * made (the rest of the segment, the top of the buffer between two higher
- * floors) must still be coverable.
+ * After frame @f placed a buffer: the valleys it may have made (the run on
+ * its top, the runs beside it, now walled by it) must still be coverable.
  */
 static int solve_valleys(struct solver *s, const struct solve_frame *f)
 {
 	const struct solve_buf *x = &s->b[f->cur];
-	uint64_t top = s->off[f->cur] + x->size;
-	uint32_t l, r;
 
-	if (x->hi < f->b && !solve_chain(s, x->hi, f->b))
-		return 0;
-	/* The run of steps at the buffer's top, and its walls. */
-	if (top >= s->target)
-		return 1;
-	l = solve_wall(s, x->lo, top, 0);
-	r = l == SOLVE_NONE ? l : solve_wall(s, x->hi, top, 1);
-	return r == SOLVE_NONE || solve_chain(s, l, r);
+	return solve_run_ok(s, x->lo) && (x->hi == s->steps || solve_run_ok(s, x->hi)) &&
+	       (!x->lo || solve_run_ok(s, x->lo - 1));
+}
+
+/* Every step's value into @out (@tmp: scratch, a value per node). */
+static void tree_values(const struct solve_tree *t, uint64_t *tmp, uint64_t *out)
+{
+	uint32_t x;
+
+	tmp[1] = t->n[1].ad;
+	for (x = 2; x < 2 * t->leaves; x++)
+		tmp[x] = tmp[x >> 1] + t->n[x].ad;
+	for (x = 0; x < t->steps; x++)
+		out[x] = tmp[t->leaves + x];
+}
+
+/* Candidates at step @l ending by @r (up to @cap). */
+static uint32_t solve_count(const struct solver *s, uint32_t l, uint32_t r, uint32_t cap)
+{
+	uint32_t head = s->m + l, i, k = 0;
+
+	for (i = s->prv[head]; i != head && s->b[i].hi <= r && k < cap; i = s->prv[i])
+		k++;
+	return k;
+}
+
+/*
+ * Where no byte is to spare, any valley (a run of steps between higher
+ * floors) may be filled next, not only the lowest: frame @f gets the one
+ * with the fewest candidates at its first step (first fail).
+ */
+static void solve_valley(struct solver *s, struct solve_frame *f)
+{
+	uint32_t l, r, k, best = solve_count(s, f->a, f->b, UINT32_MAX);
+	uint64_t *v = s->vals, y;
+
+	if (best <= 1 || tree_min(&s->key, f->a, f->b) < s->target)
+		return;
+	tree_values(&s->floor, s->tmp, v);
+	for (l = 0; l < s->steps; l = r) {
+		y = v[l];
+		for (r = l + 1; r < s->steps && v[r] == y; r++)
+			;
+		if ((l && v[l - 1] < y) || (r < s->steps && v[r] < y) || y >= s->target ||
+		    l == f->a)
+			continue;
+		k = solve_count(s, l, r, best);
+		if (k >= best || tree_min(&s->key, l, r) < s->target)
+			continue;
+		best = k;
+		f->a = l;
+		f->b = r;
+		f->y0 = y;
+		if (k <= 1)
+			break;
+	}
 }
 
 /* A new frame for the current state: its lowest segment. */
@@ -643,6 +692,7 @@ static int solve_push(struct solver *s)
 	f->y0 = s->floor.n[1].mn;
 	f->a = tree_argmin(&s->floor);
 	f->b = tree_above(&s->floor, f->a, f->y0);
+	solve_valley(s, f);
 	f->c = f->a;
 	f->it = s->m + f->a;
 	f->cur = SOLVE_NONE;
@@ -720,6 +770,8 @@ static void solve_free(struct solver *s)
 	free(s->stack);
 	free(s->reach);
 	free(s->part);
+	free(s->vals);
+	free(s->tmp);
 	tree_free(&s->floor);
 	tree_free(&s->key);
 }
@@ -880,8 +932,11 @@ static int solve_alloc(struct solver *s)
 	memset(s->off, 0xff, ((size_t)s->m + 1) * sizeof(*s->off));
 	memset(s->part, 0xff, ((size_t)s->m + 1) * sizeof(*s->part));
 	err = tree_init(&s->floor, s->steps, NULL);
-	if (!err)
-		err = solve_keys(s);
+	if (!err) {
+		s->vals = malloc(((size_t)s->steps + 1) * sizeof(*s->vals));
+		s->tmp = malloc(2 * (size_t)s->floor.leaves * sizeof(*s->tmp));
+		err = s->vals && s->tmp ? solve_keys(s) : -ENOMEM;
+	}
 	if (!err)
 		err = solve_lists(s);
 	for (i = 0; i < s->m; i++)
