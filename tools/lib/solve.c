@@ -79,7 +79,8 @@ struct solve_tree {
  * @cur: the buffer this node placed, SOLVE_NONE if none
  * @prev: the buffer last tried (dominance), SOLVE_NONE if none
  * @pick: the candidate tried first out of order, SOLVE_NONE if none
- * @phase: 0 buffers at @a, 1 at @c > @a, 2 waste, 3 done
+ * @side: 0 fill the segment from its first step, 1 from its last
+ * @phase: 0 buffers at @a (or ending at @b), 1 at @c > @a, 2 waste, 3 done
  */
 struct solve_frame {
 	uint64_t y0;
@@ -91,6 +92,7 @@ struct solve_frame {
 	uint32_t cur;
 	uint32_t prev;
 	uint32_t pick;
+	int side;
 	int phase;
 };
 
@@ -98,7 +100,8 @@ struct solve_frame {
  * struct solver - search state
  * @b: buffers, @m of them, in ALLOC order
  * @steps: time steps (runs of ALLOCs)
- * @nxt: candidate lists: per step, its unplaced buffers (heads at @m +
+ * @nxt: candidate lists (solve_lists()): side 0 per first step, side 1 per
+ *	last step, of the unplaced buffers (heads at @m + step);
  *	step), longest lifetime first, then largest; circular, doubly linked
  * @prv: the other direction of @nxt
  * @off: per buffer, its offset while placed, else UINT64_MAX
@@ -130,8 +133,8 @@ struct solver {
 	struct solve_buf *b;
 	uint32_t m;
 	uint32_t steps;
-	uint32_t *nxt;
-	uint32_t *prv;
+	uint32_t *nxt[2];
+	uint32_t *prv[2];
 	uint64_t *off;
 	uint64_t *part;
 	uint32_t part_placed;
@@ -388,15 +391,23 @@ static uint64_t tree_min(const struct solve_tree *t, uint32_t l, uint32_t r)
 /* Take buffer @i out of its step's candidate list. */
 static void solve_unlink(struct solver *s, uint32_t i)
 {
-	s->nxt[s->prv[i]] = s->nxt[i];
-	s->prv[s->nxt[i]] = s->prv[i];
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		s->nxt[k][s->prv[k][i]] = s->nxt[k][i];
+		s->prv[k][s->nxt[k][i]] = s->prv[k][i];
+	}
 }
 
 /* Put it back where it was (moves are undone in reverse order). */
 static void solve_relink(struct solver *s, uint32_t i)
 {
-	s->nxt[s->prv[i]] = i;
-	s->prv[s->nxt[i]] = i;
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		s->nxt[k][s->prv[k][i]] = i;
+		s->prv[k][s->nxt[k][i]] = i;
+	}
 }
 
 /*
@@ -450,13 +461,13 @@ static void solve_undo(struct solver *s, struct solve_frame *f)
 
 static int solve_same(const struct solve_buf *x, const struct solve_buf *y)
 {
-	return x->hi == y->hi && x->size == y->size && x->align == y->align;
+	return x->lo == y->lo && x->hi == y->hi && x->size == y->size && x->align == y->align;
 }
 
 /* Can candidate @i go now: ends by the segment's end, not like one tried. */
 static int solve_fits(const struct solver *s, const struct solve_frame *f, uint32_t i)
 {
-	if (s->b[i].hi > f->b)
+	if (f->side ? s->b[i].lo < f->a : s->b[i].hi > f->b)
 		return 0;
 	if (f->prev != SOLVE_NONE && solve_same(&s->b[i], &s->b[f->prev]))
 		return 0;
@@ -466,18 +477,18 @@ static int solve_fits(const struct solver *s, const struct solve_frame *f, uint3
 /* Maybe a random candidate first: @f->shuffle percent of the nodes. */
 static void solve_shuffle(struct solver *s, struct solve_frame *f)
 {
-	uint32_t head = s->m + f->c, i, k = 0;
+	uint32_t head = s->m + f->c, i, k = 0, *nxt = s->nxt[f->side];
 
 	f->pick = SOLVE_NONE;
 	if (!s->shuffle || solve_rand(s) % 100 >= s->shuffle)
 		return;
-	for (i = s->nxt[head]; i != head; i = s->nxt[i])
-		k += s->b[i].hi <= f->b;
+	for (i = nxt[head]; i != head; i = nxt[i])
+		k += solve_fits(s, f, i);
 	if (k < 2)
 		return;
 	k = (uint32_t)(solve_rand(s) % k);
-	for (i = s->nxt[head]; i != head; i = s->nxt[i])
-		if (s->b[i].hi <= f->b && !k--)
+	for (i = nxt[head]; i != head; i = nxt[i])
+		if (solve_fits(s, f, i) && !k--)
 			break;
 	f->pick = i;
 }
@@ -485,12 +496,12 @@ static void solve_shuffle(struct solver *s, struct solve_frame *f)
 /* The next candidate of step @f->c, placed; 0 when none is left. */
 static int solve_next_buf(struct solver *s, struct solve_frame *f)
 {
-	uint32_t head = s->m + f->c, i;
+	uint32_t head = s->m + f->c, i, *nxt = s->nxt[f->side];
 
 	if (f->it == head && f->prev == SOLVE_NONE && f->pick != SOLVE_NONE) {
 		i = f->pick;
 	} else {
-		for (i = s->nxt[f->it]; i != head; i = s->nxt[i])
+		for (i = nxt[f->it]; i != head; i = nxt[i])
 			if (i != f->pick && solve_fits(s, f, i))
 				break;
 		if (i == head)
@@ -513,7 +524,7 @@ static uint32_t solve_second(const struct solver *s, const struct solve_frame *f
 	uint32_t c;
 
 	for (c = f->a + 1; c < f->b; c++) {
-		uint32_t tail = s->prv[s->m + c];
+		uint32_t tail = s->prv[0][s->m + c];
 
 		if (tail != s->m + c && s->b[tail].hi <= f->b)
 			break;
@@ -536,7 +547,7 @@ static int solve_next(struct solver *s, struct solve_frame *f)
 		if (solve_next_buf(s, f))
 			return 1;
 		f->phase = 1;
-		f->c = solve_second(s, f);
+		f->c = f->side ? SOLVE_NONE : solve_second(s, f);
 		if (f->c != SOLVE_NONE) {
 			f->it = s->m + f->c;
 			f->prev = SOLVE_NONE;
@@ -582,7 +593,7 @@ static int solve_chain(struct solver *s, uint32_t l, uint32_t r)
 	for (t = l; t < r; t++) {
 		if (s->reach[t] != s->stamp)
 			continue;
-		for (i = s->prv[s->m + t]; i != s->m + t && s->b[i].hi <= r; i = s->prv[i])
+		for (i = s->prv[0][s->m + t]; i != s->m + t && s->b[i].hi <= r; i = s->prv[0][i])
 			s->reach[s->b[i].hi] = s->stamp;
 	}
 	return s->reach[r] == s->stamp;
@@ -632,13 +643,22 @@ static void tree_values(const struct solve_tree *t, uint64_t *tmp, uint64_t *out
 		out[x] = tmp[t->leaves + x];
 }
 
-/* Candidates at step @l ending by @r (up to @cap). */
-static uint32_t solve_count(const struct solver *s, uint32_t l, uint32_t r, uint32_t cap)
+/*
+ * Candidates (up to @cap) for the first step of [@l, @r) (starting at @l,
+ * ending by @r) if @side is 0, else for its last (ending at @r, starting
+ * at @l or later).
+ */
+static uint32_t solve_count(const struct solver *s, int side, uint32_t l, uint32_t r,
+			    uint32_t cap)
 {
-	uint32_t head = s->m + l, i, k = 0;
+	uint32_t head = s->m + (side ? r - 1 : l), i, k = 0;
+	const uint32_t *prv = s->prv[side];
 
-	for (i = s->prv[head]; i != head && s->b[i].hi <= r && k < cap; i = s->prv[i])
+	for (i = prv[head]; i != head && k < cap; i = prv[i]) {
+		if (side ? s->b[i].lo < l : s->b[i].hi > r)
+			break;
 		k++;
+	}
 	return k;
 }
 
@@ -649,11 +669,17 @@ static uint32_t solve_count(const struct solver *s, uint32_t l, uint32_t r, uint
  */
 static void solve_valley(struct solver *s, struct solve_frame *f)
 {
-	uint32_t l, r, k, best = solve_count(s, f->a, f->b, UINT32_MAX);
+	uint32_t l, r, k, best = solve_count(s, 0, f->a, f->b, UINT32_MAX);
 	uint64_t *v = s->vals, y;
+	int side;
 
 	if (best <= 1 || tree_min(&s->key, f->a, f->b) < s->target)
 		return;
+	k = solve_count(s, 1, f->a, f->b, best);
+	if (k < best) {
+		best = k;
+		f->side = 1;
+	}
 	tree_values(&s->floor, s->tmp, v);
 	for (l = 0; l < s->steps; l = r) {
 		y = v[l];
@@ -662,14 +688,17 @@ static void solve_valley(struct solver *s, struct solve_frame *f)
 		if ((l && v[l - 1] < y) || (r < s->steps && v[r] < y) || y >= s->target ||
 		    l == f->a)
 			continue;
-		k = solve_count(s, l, r, best);
-		if (k >= best || tree_min(&s->key, l, r) < s->target)
-			continue;
-		best = k;
-		f->a = l;
-		f->b = r;
-		f->y0 = y;
-		if (k <= 1)
+		for (side = 0; side < 2 && best > 1; side++) {
+			k = solve_count(s, side, l, r, best);
+			if (k >= best || tree_min(&s->key, l, r) < s->target)
+				continue;
+			best = k;
+			f->a = l;
+			f->b = r;
+			f->y0 = y;
+			f->side = side;
+		}
+		if (best <= 1)
 			break;
 	}
 }
@@ -692,9 +721,10 @@ static int solve_push(struct solver *s)
 	f->y0 = s->floor.n[1].mn;
 	f->a = tree_argmin(&s->floor);
 	f->b = tree_above(&s->floor, f->a, f->y0);
+	f->side = 0;
 	solve_valley(s, f);
-	f->c = f->a;
-	f->it = s->m + f->a;
+	f->c = f->side ? f->b - 1 : f->a;
+	f->it = s->m + f->c;
 	f->cur = SOLVE_NONE;
 	f->prev = SOLVE_NONE;
 	f->raise = 0;
@@ -763,8 +793,10 @@ static int solve_dfs(struct solver *s)
 static void solve_free(struct solver *s)
 {
 	free(s->b);
-	free(s->nxt);
-	free(s->prv);
+	free(s->nxt[0]);
+	free(s->prv[0]);
+	free(s->nxt[1]);
+	free(s->prv[1]);
 	free(s->off);
 	free(s->best);
 	free(s->stack);
@@ -797,26 +829,54 @@ static int solve_cand_cmp(const void *pa, const void *pb)
 	return i < j ? -1 : i > j;
 }
 
-/* The candidate lists: per step, its buffers in solve_cand_cmp() order. */
+/* Side 1 order: by last step, then longest lifetime, largest first. */
+static int solve_end_cmp(const void *pa, const void *pb)
+{
+	uint32_t i = *(const uint32_t *)pa, j = *(const uint32_t *)pb;
+	const struct solve_buf *x = &solve_sort_ctx->b[i];
+	const struct solve_buf *y = &solve_sort_ctx->b[j];
+
+	if (x->hi != y->hi)
+		return x->hi < y->hi ? -1 : 1;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	if (x->align != y->align)
+		return x->align > y->align ? -1 : 1;
+	return i < j ? -1 : i > j;
+}
+
+/*
+ * The candidate lists: side 0 per first step, in solve_cand_cmp() order;
+ * side 1 per last step, in solve_end_cmp() order.
+ */
 static int solve_lists(struct solver *s)
 {
 	uint32_t *order = malloc(((size_t)s->m + 1) * sizeof(*order)), i, t;
+	uint32_t *nxt, *prv;
+	int side;
 
 	if (!order)
 		return -ENOMEM;
-	for (i = 0; i < s->m; i++)
-		order[i] = i;
 	solve_sort_ctx = s;
-	qsort(order, s->m, sizeof(*order), solve_cand_cmp);
-	for (t = 0; t < s->steps; t++)
-		s->nxt[s->m + t] = s->prv[s->m + t] = s->m + t;
-	for (i = 0; i < s->m; i++) {
-		uint32_t head = s->m + s->b[order[i]].lo, k = order[i];
+	for (side = 0; side < 2; side++) {
+		nxt = s->nxt[side];
+		prv = s->prv[side];
+		for (i = 0; i < s->m; i++)
+			order[i] = i;
+		qsort(order, s->m, sizeof(*order), side ? solve_end_cmp : solve_cand_cmp);
+		for (t = 0; t < s->steps; t++)
+			nxt[s->m + t] = prv[s->m + t] = s->m + t;
+		for (i = 0; i < s->m; i++) {
+			const struct solve_buf *b = &s->b[order[i]];
+			uint32_t head = s->m + (side ? b->hi - 1 : b->lo), k = order[i];
 
-		s->prv[k] = s->prv[head];
-		s->nxt[k] = head;
-		s->nxt[s->prv[head]] = k;
-		s->prv[head] = k;
+			prv[k] = prv[head];
+			nxt[k] = head;
+			nxt[prv[head]] = k;
+			prv[head] = k;
+		}
 	}
 	free(order);
 	return 0;
@@ -922,12 +982,16 @@ static int solve_alloc(struct solver *s)
 	uint32_t i;
 	int err;
 
-	s->nxt = malloc(((size_t)s->m + s->steps) * sizeof(*s->nxt));
-	s->prv = malloc(((size_t)s->m + s->steps) * sizeof(*s->prv));
+	for (i = 0; i < 2; i++) {
+		s->nxt[i] = malloc(((size_t)s->m + s->steps) * sizeof(*s->nxt[i]));
+		s->prv[i] = malloc(((size_t)s->m + s->steps) * sizeof(*s->prv[i]));
+		if (!s->nxt[i] || !s->prv[i])
+			return -ENOMEM;
+	}
 	s->off = malloc(((size_t)s->m + 1) * sizeof(*s->off));
 	s->part = malloc(((size_t)s->m + 1) * sizeof(*s->part));
 	s->reach = calloc((size_t)s->steps + 1, sizeof(*s->reach));
-	if (!s->nxt || !s->prv || !s->off || !s->part || !s->reach)
+	if (!s->off || !s->part || !s->reach)
 		return -ENOMEM;
 	memset(s->off, 0xff, ((size_t)s->m + 1) * sizeof(*s->off));
 	memset(s->part, 0xff, ((size_t)s->m + 1) * sizeof(*s->part));
