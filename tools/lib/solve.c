@@ -574,6 +574,16 @@ static int solve_next(struct solver *s, struct solve_frame *f)
 	}
 }
 
+/* A new stamp for the reach marks (clearing them when it wraps). */
+static uint32_t solve_stamp(struct solver *s)
+{
+	if (++s->stamp == 0) {
+		memset(s->reach, 0, ((size_t)s->steps + 1) * sizeof(*s->reach));
+		s->stamp = 1;
+	}
+	return s->stamp;
+}
+
 /*
  * Can the bottom row of the valley [@l, @r) (walls higher on both sides)
  * still be covered? Where no byte is to spare (every key at the target) it
@@ -585,10 +595,7 @@ static int solve_chain(struct solver *s, uint32_t l, uint32_t r)
 
 	if (tree_min(&s->key, l, r) < s->target)
 		return 1;
-	if (++s->stamp == 0) {
-		memset(s->reach, 0, ((size_t)s->steps + 1) * sizeof(*s->reach));
-		s->stamp = 1;
-	}
+	solve_stamp(s);
 	s->reach[l] = s->stamp;
 	for (t = l; t < r; t++) {
 		if (s->reach[t] != s->stamp)
@@ -663,6 +670,38 @@ static uint32_t solve_count(const struct solver *s, int side, uint32_t l, uint32
 }
 
 /*
+ * As solve_count(), counting only the candidates that the rest of the row
+ * [@l, @r) can follow (or precede, @side 1): unplaced buffers within it
+ * lying end to end.
+ */
+static uint32_t solve_count_chain(struct solver *s, int side, uint32_t l, uint32_t r,
+				  uint32_t cap)
+{
+	uint32_t st = solve_stamp(s), head, i, t, k = 0;
+	const uint32_t *prv = s->prv[side];
+
+	s->reach[side ? l : r] = st;
+	for (t = side ? l + 1 : r - 1; side ? t < r : t > l; t += side ? 1 : -1) {
+		head = s->m + (side ? t - 1 : t);
+		for (i = prv[head]; i != head; i = prv[i]) {
+			if (side ? s->b[i].lo < l : s->b[i].hi > r)
+				break;
+			if (s->reach[side ? s->b[i].lo : s->b[i].hi] == st) {
+				s->reach[t] = st;
+				break;
+			}
+		}
+	}
+	head = s->m + (side ? r - 1 : l);
+	for (i = prv[head]; i != head && k < cap; i = prv[i]) {
+		if (side ? s->b[i].lo < l : s->b[i].hi > r)
+			break;
+		k += s->reach[side ? s->b[i].lo : s->b[i].hi] == st;
+	}
+	return k;
+}
+
+/*
  * Where no byte is to spare, any valley (a run of steps between higher
  * floors) may be filled next, not only the lowest: frame @f gets the one
  * with the fewest candidates at its first step (first fail).
@@ -675,7 +714,10 @@ static void solve_valley(struct solver *s, struct solve_frame *f)
 
 	if (best <= 1 || tree_min(&s->key, f->a, f->b) < s->target)
 		return;
+	best = solve_count_chain(s, 0, f->a, f->b, best);
 	k = solve_count(s, 1, f->a, f->b, best);
+	if (k < best)
+		k = solve_count_chain(s, 1, f->a, f->b, best);
 	if (k < best) {
 		best = k;
 		f->side = 1;
@@ -691,6 +733,9 @@ static void solve_valley(struct solver *s, struct solve_frame *f)
 		for (side = 0; side < 2 && best > 1; side++) {
 			k = solve_count(s, side, l, r, best);
 			if (k >= best || tree_min(&s->key, l, r) < s->target)
+				continue;
+			k = solve_count_chain(s, side, l, r, best);
+			if (k >= best)
 				continue;
 			best = k;
 			f->a = l;
