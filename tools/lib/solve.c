@@ -712,15 +712,20 @@ static void solve_valley(struct solver *s, struct solve_frame *f)
 	uint64_t *v = s->vals, y;
 	int side;
 
-	if (best <= 1 || tree_min(&s->key, f->a, f->b) < s->target)
+	if (best <= 1 || s->target >= SOLVE_INF)
 		return;
-	best = solve_count_chain(s, 0, f->a, f->b, best);
-	k = solve_count(s, 1, f->a, f->b, best);
-	if (k < best)
-		k = solve_count_chain(s, 1, f->a, f->b, best);
-	if (k < best) {
-		best = k;
-		f->side = 1;
+	if (tree_min(&s->key, f->a, f->b) < s->target) {
+		/* Bytes to spare: another valley only if dead or forced. */
+		best = 2;
+	} else {
+		best = solve_count_chain(s, 0, f->a, f->b, best);
+		k = solve_count(s, 1, f->a, f->b, best);
+		if (k < best)
+			k = solve_count_chain(s, 1, f->a, f->b, best);
+		if (k < best) {
+			best = k;
+			f->side = 1;
+		}
 	}
 	tree_values(&s->floor, s->tmp, v);
 	for (l = 0; l < s->steps; l = r) {
