@@ -125,6 +125,7 @@ struct solve_frame {
  * @nodes: nodes visited
  * @node_limit: this search stops (as on time out) at this many nodes
  * @deadline: CLOCK_MONOTONIC seconds
+ * @clock_mask: the clock is read every @clock_mask + 1 nodes
  * @stop: end this search: a plan found or out of nodes or time
  * @found: this search found a plan within @target
  * @timeout: this search ran out of nodes or time
@@ -158,6 +159,7 @@ struct solver {
 	uint64_t nodes;
 	uint64_t node_limit;
 	double deadline;
+	uint64_t clock_mask;
 	int stop;
 	int found;
 	int timeout;
@@ -830,7 +832,7 @@ static int solve_dfs(struct solver *s)
 			continue;
 		}
 		if (++s->nodes >= s->node_limit ||
-		    (!(s->nodes & 1023) && solve_now() > s->deadline)) {
+		    (!(s->nodes & s->clock_mask) && solve_now() > s->deadline)) {
 			s->stop = 1;
 			s->timeout = 1;
 			continue;
@@ -1057,6 +1059,8 @@ static int solve_alloc(struct solver *s)
 		s->rng = (s->rng ^ s->b[i].size ^ (uint64_t)s->b[i].hi << 32) *
 			 0x9E3779B97F4A7C15ULL + s->b[i].lo;
 	s->rng |= 1;
+	/* A node costs O(steps) at worst: read the clock often on long traces. */
+	s->clock_mask = s->steps > 1024 ? 0 : 1023;
 	return err;
 }
 
@@ -1316,8 +1320,10 @@ static int solve_search(struct solver *s, double seconds)
 	uint64_t lo = s->lb, c;
 	int ret;
 
-	ret = solve_try(s, SOLVE_INF, 1e300, UINT64_MAX);
-	if (ret < 0)
+	/* Without the caller's plan, the dive is the plan: it must end. */
+	ret = solve_try(s, SOLVE_INF, s->best_peak == UINT64_MAX ? 1e300 : start + seconds,
+			UINT64_MAX);
+	if (ret < -1)
 		return ret;
 	for (c = lo; lo < s->best_peak; c = lo + (s->best_peak - lo) / 2) {
 		left = start + seconds - solve_now();
