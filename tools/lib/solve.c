@@ -521,11 +521,12 @@ static int solve_next_buf(struct solver *s, struct solve_frame *f)
  * that ends by @f->b, if the cells at @f->y0 over [a, c) may stay empty
  * (their key is below the target), else SOLVE_NONE.
  */
-static uint32_t solve_second(const struct solver *s, const struct solve_frame *f)
+static uint32_t solve_second(const struct solver *s, const struct solve_frame *f,
+				 uint32_t from)
 {
 	uint32_t c;
 
-	for (c = f->a + 1; c < f->b; c++) {
+	for (c = from; c < f->b; c++) {
 		uint32_t tail = s->prv[0][s->m + c];
 
 		if (tail != s->m + c && s->b[tail].hi <= f->b)
@@ -549,16 +550,19 @@ static int solve_next(struct solver *s, struct solve_frame *f)
 		if (solve_next_buf(s, f))
 			return 1;
 		f->phase = 1;
-		f->c = f->side ? SOLVE_NONE : solve_second(s, f);
-		if (f->c != SOLVE_NONE) {
+		f->c = f->side ? SOLVE_NONE : f->a;
+		/* fall through */
+	case 1:
+		while (f->c != SOLVE_NONE) {
+			if (f->c != f->a && solve_next_buf(s, f))
+				return 1;
+			f->c = solve_second(s, f, f->c + 1);
+			if (f->c == SOLVE_NONE)
+				break;
 			f->it = s->m + f->c;
 			f->prev = SOLVE_NONE;
 			solve_shuffle(s, f);
 		}
-		/* fall through */
-	case 1:
-		if (f->c != SOLVE_NONE && solve_next_buf(s, f))
-			return 1;
 		f->phase = 2;
 		/* fall through */
 	case 2:
