@@ -164,6 +164,7 @@ struct solve_frame {
  * @reach: scratch: per step, the @stamp of the last chain search reaching it
  * @stamp: the current chain search
  * @vals: scratch: per step, its floor
+ * @cover: scratch: per step, bytes of the buffers within a valley
  * @tmp: scratch: per tree node
  * @stack: the search path
  * @depth: frames on @stack
@@ -198,6 +199,7 @@ struct solver {
 	uint32_t *reach;
 	uint32_t stamp;
 	uint64_t *vals;
+	uint64_t *cover;
 	uint64_t *tmp;
 	struct solve_frame *stack;
 	uint32_t depth;
@@ -645,25 +647,46 @@ static uint32_t solve_stamp(struct solver *s)
 }
 
 /*
- * Can the bottom row of the valley [@l, @r) (walls higher on both sides)
- * still be covered? Where no byte is to spare (every key at the target) it
- * must be, by unplaced buffers within the valley lying end to end.
+ * Can the valley [@l, @r) at floor @y (walls higher on both sides) still
+ * be filled? Where no byte is to spare (every key at the target), its
+ * bottom row must be covered by unplaced buffers within the valley lying
+ * end to end, and each of its steps up to the lower wall by buffers
+ * within it (any other buffer there sits above a wall).
  */
-static int solve_chain(struct solver *s, uint32_t l, uint32_t r)
+static int solve_chain(struct solver *s, uint32_t l, uint32_t r, uint64_t y)
 {
+	uint64_t depth = UINT64_MAX, *cover = s->cover, sum = 0;
 	uint32_t t, i;
 
 	if (tree_min(&s->key, l, r) < s->target)
 		return 1;
 	solve_stamp(s);
 	s->reach[l] = s->stamp;
+	memset(cover + l, 0, (r - l + 1) * sizeof(*cover));
 	for (t = l; t < r; t++) {
-		if (s->reach[t] != s->stamp)
-			continue;
-		for (i = s->prv[0][s->m + t]; i != s->m + t && s->b[i].hi <= r; i = s->prv[0][i])
-			s->reach[s->b[i].hi] = s->stamp;
+		for (i = s->prv[0][s->m + t]; i != s->m + t && s->b[i].hi <= r;
+		     i = s->prv[0][i]) {
+			if (s->reach[t] == s->stamp)
+				s->reach[s->b[i].hi] = s->stamp;
+			cover[t] += s->b[i].size;
+			cover[s->b[i].hi] -= s->b[i].size;
+		}
 	}
-	return s->reach[r] == s->stamp;
+	if (s->reach[r] != s->stamp)
+		return 0;
+	/* Below the lower wall, only buffers within the valley can go. */
+	if (l)
+		depth = tree_get(&s->floor, l - 1) - y;
+	if (r < s->steps)
+		depth = solve_min(depth, tree_get(&s->floor, r) - y);
+	if (depth == UINT64_MAX)
+		return 1;
+	for (t = l; t < r; t++) {
+		sum += cover[t];
+		if (sum < depth)
+			return 0;
+	}
+	return 1;
 }
 
 /*
@@ -683,7 +706,7 @@ static int solve_run_ok(struct solver *s, uint32_t t)
 	r = tree_diff(&s->floor, t + 1, s->steps, y, 1);
 	if (r != SOLVE_NONE && tree_get(&s->floor, r) < y)
 		return 1;
-	return solve_chain(s, l == SOLVE_NONE ? 0 : l + 1, r == SOLVE_NONE ? s->steps : r);
+	return solve_chain(s, l == SOLVE_NONE ? 0 : l + 1, r == SOLVE_NONE ? s->steps : r, y);
 }
 
 /*
@@ -913,6 +936,7 @@ static void solve_free(struct solver *s)
 	free(s->reach);
 	free(s->part);
 	free(s->vals);
+	free(s->cover);
 	free(s->tmp);
 	tree_free(&s->floor);
 	tree_free(&s->key);
@@ -1108,8 +1132,9 @@ static int solve_alloc(struct solver *s)
 	err = tree_init(&s->floor, s->steps, NULL);
 	if (!err) {
 		s->vals = malloc(((size_t)s->steps + 1) * sizeof(*s->vals));
+		s->cover = malloc(((size_t)s->steps + 1) * sizeof(*s->cover));
 		s->tmp = malloc(2 * (size_t)s->floor.leaves * sizeof(*s->tmp));
-		err = s->vals && s->tmp ? solve_keys(s) : -ENOMEM;
+		err = s->vals && s->cover && s->tmp ? solve_keys(s) : -ENOMEM;
 	}
 	if (!err)
 		err = solve_lists(s);
