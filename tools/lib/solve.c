@@ -66,12 +66,8 @@
 /* Padded sizes summing to this or more are not searched (overflow). */
 #define SOLVE_MAX_BYTES	(1ULL << 62)
 /* Restarts: nodes of the first (times the Luby sequence), shuffle percent. */
-#ifndef SOLVE_UNIT
 #define SOLVE_UNIT	1000
-#endif
-#ifndef SOLVE_SHUFFLE
 #define SOLVE_SHUFFLE	10
-#endif
 /* No target: larger than any floor the search can build. */
 #define SOLVE_INF	(1ULL << 63)
 
