@@ -44,14 +44,15 @@
  * first fit, and the rest of the budget bisects between the lowest target
  * not reached and the best peak (a third of what is left per target).
  *
- * Measured (-O2, 1 s per instance, plan_bench --hard): known-optimum
- * instances of 100-1000 buffers (tools/plan/rect.h): guillotine tilings
- * all solved to the optimum (median 0.002-0.004 s, slowest 0.11 s);
- * non-guillotine, 19 of 30 solved (median 0.03 s, slowest 0.47 s), the
- * others 1.02-1.25x the optimum; peak/optimum median 1.000 of every kind,
- * worst 1.246. MiniMalloc's asplos2024 instances A-H (150-320 buffers):
- * six at the lower bound within 0.25 s, D at 1.046x and E at 1.079x its
- * lower bound. 0.1 to 0.8 million nodes/s at 200-1000 buffers.
+ * Measured (-O2, 1 s per instance, 2-core machine): known-optimum
+ * instances of 100-1000 buffers (tools/plan/rect.h, plan_bench --hard's
+ * 60): guillotine tilings all solved to the optimum (median 2-4 ms,
+ * slowest 0.13 s); non-guillotine, 20 of 30 (median 2 ms, slowest 0.34 s),
+ * the other 10 (670-1000 buffers) end 1.02-1.25x the optimum; peak/optimum
+ * median 1.000 for every kind, worst 1.256. MiniMalloc's asplos2024
+ * instances A-K (150-450 buffers): A, B, C, F, G, H at the lower bound
+ * within 0.2 s; D, E, I, J, K at 1.02-1.07x it (the search before this
+ * one: 1.07-1.21x). 0.1 to 0.8 million nodes/s at 200-1000 buffers.
  */
 #include <errno.h>
 #include <stdlib.h>
