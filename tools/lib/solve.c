@@ -14,8 +14,12 @@
  * starts at a and ends by b. A node tries (i) the unplaced buffers starting
  * at a and ending by b, at y0 rounded up to their alignment, (ii) with
  * bytes to spare, those starting at a later step of the segment, (iii) the
- * waste: the segment raised to the lower of its neighbours. For tilings
- * (no byte to spare anywhere), (i) alone is complete.
+ * waste: the segment raised to the lower of its neighbours. The form is
+ * complete: push every buffer of a packing down as far as it goes; the
+ * leftmost one then sitting on the segment's floor (aligned) is a branch,
+ * and without one, nothing lies below the lower neighbour. So a search
+ * that ends without a plan proves there is none within its target (for
+ * tilings, with no byte to spare anywhere, (i) alone is complete).
  *
  * Bound, in O(log S) per node (S steps): a segment tree (range add, max)
  * over key[t] = floor[t] + the bytes of the unplaced buffers live at t.
@@ -1365,7 +1369,7 @@ static int solve_complete(struct solver *s)
  * Searches for a plan within @target until @end, restarted with
  * Luby-scaled node limits (SOLVE_UNIT nodes times 1 1 2 1 1 2 4 ...), the
  * first in list order, then with shuffled candidates. Return: 1 found, 0
- * not, or -ENOMEM.
+ * none exists (a search ended), -1 out of time, or -ENOMEM.
  */
 static int solve_restarts(struct solver *s, uint64_t target, double end)
 {
@@ -1380,24 +1384,23 @@ static int solve_restarts(struct solver *s, uint64_t target, double end)
 				return ret;
 		}
 		ret = solve_try(s, target, end, solve_luby(r) * SOLVE_UNIT);
-		if (ret < -1)
-			return ret;
-		if (ret >= 0)
+		if (ret != -1)
 			return ret;
 	}
-	return 0;
+	return -1;
 }
 
 /*
  * The first dive (no target: always a plan), then half the budget for a
  * plan at the lower bound (the optimum of tilings), then bisection between
  * the lowest target not reached and the best peak, a third of what is left
- * for each target. Return: 0 or -ENOMEM.
+ * for each target. Return: 1 if the best plan is proven optimal (it meets
+ * the lower bound, or a search found none below it), 0 if not, or -ENOMEM.
  */
 static int solve_search(struct solver *s, double seconds)
 {
 	double start = solve_now(), left;
-	uint64_t lo = s->lb, c;
+	uint64_t lo = s->lb, proven = s->lb, c;
 	int ret;
 
 	/* Without the caller's plan, the dive is the plan: it must end. */
@@ -1410,14 +1413,17 @@ static int solve_search(struct solver *s, double seconds)
 		if (left <= 0)
 			break;
 		ret = solve_restarts(s, c, solve_now() + (c == s->lb ? left / 2 : left / 3));
-		if (ret < 0)
+		if (ret < -1)
 			return ret;
-		if (!ret && c == s->lb && solve_complete(s))
+		if (ret < 1 && c == s->lb && solve_complete(s))
 			return -ENOMEM;
+		/* A search that ended without a plan: none has a peak <= c. */
 		if (!ret)
+			proven = c + 1;
+		if (ret < 1)
 			lo = c + 1;
 	}
-	return 0;
+	return s->best_peak <= proven;
 }
 
 /**
@@ -1433,7 +1439,7 @@ static int solve_search(struct solver *s, double seconds)
  * Branch and bound (see the top of this file) until the peak meets the
  * lower bound or @p->seconds have passed (without a valid @hint, the first
  * greedy dive always runs to its end). @res->optimal is set when the peak
- * meets the lower bound.
+ * meets the lower bound or a search ended without a plan below it.
  *
  * Context: any thread; allocates memory (O(n)).
  * Return: 0; -EINVAL for a bad parameter or a malformed event
@@ -1477,7 +1483,7 @@ int svod_plan_solve(const struct svod_plan_event *ev, uint32_t n,
 			err = solve_search(&s, p->seconds);
 		if (err < 0)
 			goto out;
-		res->optimal = s.best_peak <= s.lb;
+		res->optimal = err;
 		err = 0;
 	} else if (!s.m) {
 		res->optimal = 1;
