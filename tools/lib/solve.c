@@ -166,6 +166,8 @@ struct solve_frame {
  * @stamp: the current chain search
  * @vals: scratch: per step, its floor
  * @cover: scratch: per step, bytes of the buffers within a valley
+ * @kvals: scratch: per step, its key (if @spare)
+ * @spare: some step has bytes to spare (solve_kvals())
  * @tmp: scratch: per tree node
  * @stack: the search path
  * @depth: frames on @stack
@@ -201,6 +203,8 @@ struct solver {
 	uint32_t stamp;
 	uint64_t *vals;
 	uint64_t *cover;
+	uint64_t *kvals;
+	int spare;
 	uint64_t *tmp;
 	struct solve_frame *stack;
 	uint32_t depth;
@@ -428,23 +432,33 @@ static uint64_t tree_max(const struct solve_tree *t, uint32_t l, uint32_t r)
 	return tree_max_node(t, 1, 0, t->leaves, l, r);
 }
 
-/* The smallest value over steps [@l, @r) in node @x (UINT64_MAX if none). */
-static uint64_t tree_min_node(const struct solve_tree *t, uint32_t x, uint32_t nl,
-			      uint32_t nr, uint32_t l, uint32_t r)
+/* Every step's value into @out (@tmp: scratch, a value per node). */
+static void tree_values(const struct solve_tree *t, uint64_t *tmp, uint64_t *out)
 {
-	uint32_t mid = nl + (nr - nl) / 2;
+	uint32_t x;
 
-	if (r <= nl || nr <= l)
-		return UINT64_MAX;
-	if (l <= nl && nr <= r)
-		return t->n[x].mn;
-	return t->n[x].ad + solve_min(tree_min_node(t, 2 * x, nl, mid, l, r),
-				      tree_min_node(t, 2 * x + 1, mid, nr, l, r));
+	tmp[1] = t->n[1].ad;
+	for (x = 2; x < 2 * t->leaves; x++)
+		tmp[x] = tmp[x >> 1] + t->n[x].ad;
+	for (x = 0; x < t->steps; x++)
+		out[x] = tmp[t->leaves + x];
 }
 
-static uint64_t tree_min(const struct solve_tree *t, uint32_t l, uint32_t r)
+/*
+ * The key of every step into @s->kvals, unless no byte is to spare
+ * anywhere (then solve_slack() needs none).
+ */
+static void solve_kvals(struct solver *s)
 {
-	return tree_min_node(t, 1, 0, t->leaves, l, r);
+	s->spare = s->key.n[1].mn < s->target;
+	if (s->spare)
+		tree_values(&s->key, s->tmp, s->kvals);
+}
+
+/* Bytes to spare at step @t (after solve_kvals()). */
+static uint64_t solve_slack(const struct solver *s, uint32_t t)
+{
+	return s->spare ? s->target - s->kvals[t] : 0;
 }
 
 /* Take buffer @i out of its step's candidate list. */
@@ -657,23 +671,25 @@ static uint32_t solve_stamp(struct solver *s)
 static int solve_chain(struct solver *s, uint32_t l, uint32_t r, uint64_t y)
 {
 	uint64_t depth = UINT64_MAX, *cover = s->cover, sum = 0;
-	uint32_t t, i;
+	uint32_t t, i, st = solve_stamp(s);
+	int on;
 
-	if (tree_min(&s->key, l, r) < s->target)
-		return 1;
-	solve_stamp(s);
-	s->reach[l] = s->stamp;
+	s->reach[l] = st;
 	memset(cover + l, 0, (r - l + 1) * sizeof(*cover));
 	for (t = l; t < r; t++) {
+		on = s->reach[t] == st;
+		/* A cell with a byte to spare may stay empty. */
+		if (on && solve_slack(s, t))
+			s->reach[t + 1] = st;
 		for (i = s->prv[0][s->m + t]; i != s->m + t && s->b[i].hi <= r;
 		     i = s->prv[0][i]) {
-			if (s->reach[t] == s->stamp)
-				s->reach[s->b[i].hi] = s->stamp;
+			if (on)
+				s->reach[s->b[i].hi] = st;
 			cover[t] += s->b[i].size;
 			cover[s->b[i].hi] -= s->b[i].size;
 		}
 	}
-	if (s->reach[r] != s->stamp)
+	if (s->reach[r] != st)
 		return 0;
 	/* Below the lower wall, only buffers within the valley can go. */
 	if (l)
@@ -684,7 +700,7 @@ static int solve_chain(struct solver *s, uint32_t l, uint32_t r, uint64_t y)
 		return 1;
 	for (t = l; t < r; t++) {
 		sum += cover[t];
-		if (sum < depth)
+		if (sum + solve_slack(s, t) < depth)
 			return 0;
 	}
 	return 1;
@@ -718,20 +734,9 @@ static int solve_valleys(struct solver *s, const struct solve_frame *f)
 {
 	const struct solve_buf *x = &s->b[f->cur];
 
+	solve_kvals(s);
 	return solve_run_ok(s, x->lo) && (x->hi == s->steps || solve_run_ok(s, x->hi)) &&
 	       (!x->lo || solve_run_ok(s, x->lo - 1));
-}
-
-/* Every step's value into @out (@tmp: scratch, a value per node). */
-static void tree_values(const struct solve_tree *t, uint64_t *tmp, uint64_t *out)
-{
-	uint32_t x;
-
-	tmp[1] = t->n[1].ad;
-	for (x = 2; x < 2 * t->leaves; x++)
-		tmp[x] = tmp[x >> 1] + t->n[x].ad;
-	for (x = 0; x < t->steps; x++)
-		out[x] = tmp[t->leaves + x];
 }
 
 /*
@@ -766,6 +771,12 @@ static uint32_t solve_count_chain(struct solver *s, int side, uint32_t l, uint32
 
 	s->reach[side ? l : r] = st;
 	for (t = side ? l + 1 : r - 1; side ? t < r : t > l; t += side ? 1 : -1) {
+		/* Cells with a byte to spare may stay empty. */
+		if (side ? solve_slack(s, t - 1) && s->reach[t - 1] == st :
+			   solve_slack(s, t) && s->reach[t + 1] == st) {
+			s->reach[t] = st;
+			continue;
+		}
 		head = s->m + (side ? t - 1 : t);
 		for (i = prv[head]; i != head; i = prv[i]) {
 			if (side ? s->b[i].lo < l : s->b[i].hi > r)
@@ -798,12 +809,13 @@ static void solve_valley(struct solver *s, struct solve_frame *f)
 
 	if (best <= 1 || s->target >= SOLVE_INF)
 		return;
-	if (tree_min(&s->key, f->a, f->b) < s->target) {
-		/* Bytes to spare: another valley only if dead or forced. */
+	solve_kvals(s);
+	if (solve_slack(s, f->a)) {
+		/* Its first cell may stay empty: another valley if dead or forced. */
 		best = 2;
 	} else {
 		best = solve_count_chain(s, 0, f->a, f->b, best);
-		k = solve_count(s, 1, f->a, f->b, best);
+		k = solve_slack(s, f->b - 1) ? best : solve_count(s, 1, f->a, f->b, best);
 		if (k < best)
 			k = solve_count_chain(s, 1, f->a, f->b, best);
 		if (k < best) {
@@ -820,8 +832,11 @@ static void solve_valley(struct solver *s, struct solve_frame *f)
 		    l == f->a)
 			continue;
 		for (side = 0; side < 2 && best > 1; side++) {
+			/* The cell the valley is filled from must be covered. */
+			if (solve_slack(s, side ? r - 1 : l))
+				continue;
 			k = solve_count(s, side, l, r, best);
-			if (k >= best || tree_min(&s->key, l, r) < s->target)
+			if (k >= best)
 				continue;
 			k = solve_count_chain(s, side, l, r, best);
 			if (k >= best)
@@ -938,6 +953,7 @@ static void solve_free(struct solver *s)
 	free(s->part);
 	free(s->vals);
 	free(s->cover);
+	free(s->kvals);
 	free(s->tmp);
 	tree_free(&s->floor);
 	tree_free(&s->key);
@@ -1134,8 +1150,9 @@ static int solve_alloc(struct solver *s)
 	if (!err) {
 		s->vals = malloc(((size_t)s->steps + 1) * sizeof(*s->vals));
 		s->cover = malloc(((size_t)s->steps + 1) * sizeof(*s->cover));
+		s->kvals = malloc(((size_t)s->steps + 1) * sizeof(*s->kvals));
 		s->tmp = malloc(2 * (size_t)s->floor.leaves * sizeof(*s->tmp));
-		err = s->vals && s->cover && s->tmp ? solve_keys(s) : -ENOMEM;
+		err = s->vals && s->cover && s->kvals && s->tmp ? solve_keys(s) : -ENOMEM;
 	}
 	if (!err)
 		err = solve_lists(s);
