@@ -29,13 +29,16 @@
  * the floors gives y0, a and b. Undo is the inverse range add; the search
  * runs on an explicit stack (its depth reaches the number of buffers).
  *
- * Where no byte is to spare (every key at the target), every valley (a
- * run of steps between higher floors) must have its bottom row covered by
- * unplaced buffers within it, lying end to end: a placement that leaves a
- * valley without such a chain ends the branch, and the node fills the
- * valley, from its first or its last step, with the fewest candidates
- * that a chain can follow (first fail; O(S) per node). With bytes to
- * spare it still takes such a valley when it is dead or forced.
+ * A cell must be covered where its step has no byte to spare (its key at
+ * the target). So in every valley (a run of steps between higher floors)
+ * unplaced buffers within it, lying end to end, must cover the bottom row
+ * but for cells that may stay empty, and each step up to the lower wall
+ * but for the bytes it may spare: a placement leaving a valley that cannot
+ * be filled so ends the branch. And the node fills, among the valleys
+ * whose first (or last) cell must be covered, the one with the fewest
+ * candidates such a chain can follow (first fail; O(S) per node); when
+ * the lowest segment's first cell may stay empty, another valley only if
+ * dead or forced.
  * Dominance: of the candidates identical in steps, size and alignment,
  * one is tried. Candidates: longest lifetime first, then largest.
  *
@@ -50,13 +53,13 @@
  *
  * Measured (-O2, 1 s per instance, 2-core machine): known-optimum
  * instances of 100-1000 buffers (tools/plan/rect.h, plan_bench --hard's
- * 60): guillotine tilings all solved to the optimum (median 2-4 ms,
- * slowest 0.13 s); non-guillotine, 20 of 30 (median 2 ms, slowest 0.34 s),
- * the other 10 (670-1000 buffers) end 1.02-1.25x the optimum; peak/optimum
- * median 1.000 for every kind, worst 1.256. MiniMalloc's asplos2024
+ * 60): guillotine tilings all solved to the optimum (median 2-3 ms,
+ * slowest 0.05 s); non-guillotine, 20 of 30 (median 2 ms, slowest 0.29 s),
+ * the other 10 (670-1000 buffers) end 1.02-1.24x the optimum; peak/optimum
+ * median 1.000 for every kind, worst 1.242. MiniMalloc's asplos2024
  * instances A-K (150-450 buffers): A, B, C, F, G, H at the lower bound
- * within 0.2 s; D, E, I, J, K at 1.02-1.07x it (the search before this
- * one: 1.07-1.21x). 0.1 to 0.8 million nodes/s at 200-1000 buffers.
+ * within 0.35 s; D, E, I, J, K at 1.005-1.07x it (the search before this
+ * one: 1.07-1.21x). 0.2 to 1.1 million nodes/s at 100-1000 buffers.
  */
 #include <errno.h>
 #include <stdlib.h>
