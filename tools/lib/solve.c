@@ -86,6 +86,7 @@
  * @event: its ALLOC event
  * @lo: first time step (the run of ALLOCs it is allocated in)
  * @hi: one past its last step: the runs of ALLOCs begun before its FREE
+ *	(@lo and @hi mirrored while the solver's time runs backwards)
  * @ahi: in ALLOC order, one past the last buffer allocated while it lives
  */
 struct solve_buf {
