@@ -3,11 +3,162 @@
 """`svodctl plan --solve` through the `plan` program: on known-optimum
 instances (plan_gen --rect) the search prints `strategy solve`, a valid plan
 (offsets aligned, live buffers disjoint, peak the largest end) and reaches
-the optimum, which equals the printed lower bound; a bad SECONDS is a usage
-error (exit 2)."""
+the optimum, which equals the printed lower bound; on random traces with
+alignments, zero sizes, reused ids and buffers never freed, at block sizes
+1 and 256, its plan is valid and never above the plan it starts from (BEST's);
+on tiny random traces its peak is the optimum found by brute force (the
+search proves it and stops, well within its 10 s); a bad SECONDS is a usage
+error (exit 2). No timed assertion: a short budget only bounds the run
+time."""
 import os
+import random
 import subprocess
 import sys
+
+
+def run_plan(plan, text, block, solve=None):
+    args = [plan, "--strategy", "best", "--block-size", str(block)]
+    if solve is not None:
+        args += ["--solve", solve]
+    p = subprocess.run(args + ["-"], input=text, capture_output=True, text=True)
+    if p.returncode:
+        return None, "exit %d: %s" % (p.returncode, p.stderr.strip())
+    out, offsets = {}, {}
+    for line in p.stdout.splitlines():
+        f = line.split()
+        if f[0] == "alloc":
+            offsets[int(f[1])] = int(f[3])
+        else:
+            out[f[0]] = f[1]
+    out["offsets"] = offsets
+    return out, None
+
+
+def check_valid(text, offsets, peak, block):
+    """None if the plan is valid for the trace, else why not."""
+    live, top = {}, 0
+    for i, line in enumerate(l for l in text.splitlines() if l and l[0] != "#"):
+        f = line.split()
+        if f[0] == "free":
+            del live[int(f[1])]
+            continue
+        o = offsets.get(i)
+        size = max(int(f[2]), block)
+        align = int(f[3]) if len(f) > 3 else 0
+        if o is None:
+            return "event %d has no offset" % i
+        if align > 1 and o % align:
+            return "event %d: offset %d not aligned to %d" % (i, o, align)
+        for s, e in live.values():
+            if o < e and s < o + size:
+                return "event %d overlaps a live buffer" % i
+        live[int(f[1])] = (o, o + size)
+        top = max(top, o + size)
+    if peak != top:
+        return "peak %d, largest end %d" % (peak, top)
+    return None
+
+
+def random_trace(seed):
+    """ALLOCs (sizes 0-5000, some aligned) and FREEs, ids reused, some never freed."""
+    rnd = random.Random(seed)
+    lines, live, next_id = [], [], 0
+    for _ in range(rnd.randrange(20, 300)):
+        if live and rnd.random() < 0.45:
+            lines.append("free %d" % live.pop(rnd.randrange(len(live))))
+            continue
+        ident = rnd.choice([next_id, next_id, next_id + 1000])
+        if ident in live:
+            ident = next_id
+        next_id += 1
+        size = rnd.choice([0, 1, rnd.randrange(5000), 256 * rnd.randrange(1, 20)])
+        align = rnd.choice([0, 0, 0, 1, 8, 64, 256, 4096])
+        lines.append("alloc %d %d %d" % (ident, size, align))
+        live.append(ident)
+    return "\n".join(lines) + "\n"
+
+
+def tiny_trace(rnd):
+    """3-6 buffers of 0-6 bytes, alignments 0-4, random lifetimes."""
+    lines, live, nb = [], [], rnd.randrange(3, 7)
+    ident = 0
+    while ident < nb or live:
+        if live and (ident == nb or rnd.random() < 0.5):
+            lines.append("free %d" % live.pop(rnd.randrange(len(live))))
+            continue
+        lines.append("alloc %d %d %d" % (ident, rnd.randrange(7), rnd.choice([0, 1, 2, 4])))
+        live.append(ident)
+        ident += 1
+    return "\n".join(lines) + "\n"
+
+
+def brute_force(text):
+    """The lowest peak of any plan of the trace (block size 1)."""
+    bufs, live = [], {}
+    for i, line in enumerate(text.split("\n")[:-1]):
+        f = line.split()
+        if f[0] == "alloc":
+            live[f[1]] = len(bufs)
+            bufs.append([max(int(f[2]), 1), max(int(f[3]), 1), i, 1 << 30])
+        else:
+            bufs[live.pop(f[1])][3] = i
+    n = len(bufs)
+    meet = [[bufs[i][2] < bufs[j][3] and bufs[j][2] < bufs[i][3] for j in range(n)]
+            for i in range(n)]
+    order = sorted(range(n), key=lambda i: -bufs[i][0])
+    offs = [None] * n
+
+    def fits(k, cap):
+        if k == n:
+            return True
+        i = order[k]
+        size, align = bufs[i][0], bufs[i][1]
+        for o in range(0, cap - size + 1, align):
+            if all(not meet[i][j] or offs[j] is None or o + size <= offs[j] or
+                   offs[j] + bufs[j][0] <= o for j in range(n)):
+                offs[i] = o
+                if fits(k + 1, cap):
+                    offs[i] = None
+                    return True
+                offs[i] = None
+        return False
+
+    cap = 0
+    while not fits(0, cap):
+        cap += 1
+    return cap
+
+
+def check_tiny(plan, seed):
+    text = tiny_trace(random.Random(1000 + seed))
+    out, why = run_plan(plan, text, 1, "10")
+    if why:
+        return why
+    why = check_valid(text, out["offsets"], int(out["peak"]), 1)
+    if why:
+        return why
+    opt = brute_force(text)
+    if int(out["peak"]) != opt:
+        return "peak %s, optimum %d" % (out["peak"], opt)
+    return None
+
+
+def check_random(plan, seed, block):
+    text = random_trace(seed)
+    base, why = run_plan(plan, text, block)
+    if why:
+        return why
+    out, why = run_plan(plan, text, block, "0.05")
+    if why:
+        return why
+    if out.get("strategy") != "solve":
+        return "strategy %s" % out.get("strategy")
+    why = check_valid(text, out["offsets"], int(out["peak"]), block)
+    if why:
+        return why
+    if int(out["peak"]) > int(base["peak"]):
+        return "peak %s above best's %s" % (out["peak"], base["peak"])
+    return None
 
 
 def check(plan, plan_gen, seed, bufs, granule):
@@ -59,13 +210,26 @@ def main():
         if why:
             bad += 1
             print("# plan solve: rect seed %d, %d buffers: %s" % (seed, bufs, why))
+    for seed in range(24):
+        block = 256 if seed % 2 else 1
+        why = check_random(plan, seed, block)
+        if why:
+            bad += 1
+            print("# plan solve: random trace seed %d, block %d: %s" % (seed, block, why))
+    for seed in range(40):
+        why = check_tiny(plan, seed)
+        if why:
+            bad += 1
+            print("# plan solve: tiny trace seed %d: %s" % (seed, why))
     for arg in ("-1", "x", "nan"):
         p = subprocess.run([plan, "--solve", arg, "-"], input="", capture_output=True)
         if p.returncode != 2:
             bad += 1
             print("# plan solve: --solve %s exits %d, not 2" % (arg, p.returncode))
     print("%s - plan --solve: %d known-optimum instances solved to the optimum with valid "
-          "plans, bad SECONDS refused" % ("not ok" if bad else "ok", len(cases)))
+          "plans, 24 random traces valid and never above best, 40 tiny ones at the optimum, "
+          "bad SECONDS refused"
+          % ("not ok" if bad else "ok", len(cases)))
     return 1 if bad else 0
 
 
