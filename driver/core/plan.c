@@ -236,45 +236,39 @@ struct svod_plan_item {
 /*
  * Buffers in ALLOC order, with their time steps: a step is a run of ALLOC
  * events with no FREE between them, and a buffer is live in steps [lo, hi)
- * from the run of its ALLOC to the last run begun before its FREE. Two
- * buffers share time exactly when their steps meet. Return: the number of
+ * from the run of its ALLOC to the last run begun before its FREE (or the
+ * last run). Two buffers share time exactly when their steps meet. @item
+ * (one per event) gets each ALLOC's buffer index. Return: the number of
  * steps.
  */
-static u32 svod_plan_items_init(struct svod_plan_ctx *c, struct svod_plan_item *items)
+static u32 svod_plan_items_init(struct svod_plan_ctx *c, struct svod_plan_item *items,
+				u32 *item)
 {
-	u32 i, k = 0, steps = 0, lo, hi, mid;
+	u32 i, k = 0, steps = 0;
 	bool in_run = false;
 
 	for (i = 0; i < c->n; i++) {
 		const struct svod_plan_event *e = &c->ev[i];
 
 		if (e->op != SVOD_PLAN_ALLOC) {
-			/* Its ALLOC's item, by binary search over first. */
-			for (lo = 0, hi = k; lo < hi; ) {
-				mid = lo + (hi - lo) / 2;
-				if (items[mid].first < c->pair[i])
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
-			items[lo].hi = steps;
+			items[item[c->pair[i]]].hi = steps;
 			in_run = false;
 			continue;
 		}
 		if (!in_run)
 			steps++;
 		in_run = true;
+		item[i] = k;
 		items[k++] = (struct svod_plan_item){
 			.size = max(e->size, c->p->block_size),
 			.align = max(e->align, 1ULL),
 			.first = i,
 			.lo = steps - 1,
-			.hi = steps,
+			.hi = U32_MAX,
 		};
 	}
-	/* Never freed: live to the end. */
 	for (i = 0; i < k; i++)
-		if (c->pair[items[i].first] == c->n)
+		if (items[i].hi == U32_MAX)
 			items[i].hi = steps;
 	return steps;
 }
@@ -490,6 +484,9 @@ static u32 svod_plan_sky_first_fit(struct svod_plan_sky *k, u32 a, u32 b)
 {
 	u32 l = a + k->leaves, r = b + k->leaves, u = U32_MAX, stack[64], sp = 0;
 
+	/* Most often the first step itself. */
+	if (a < b && k->minhi[l] <= b)
+		return a;
 	/* The range's tree nodes left to right: left ones now, right ones stacked. */
 	for (; l < r; l >>= 1, r >>= 1) {
 		if ((l & 1) && u == U32_MAX && k->minhi[l] <= b)
@@ -919,18 +916,24 @@ static int svod_plan_sky_init(struct svod_plan_sky *k, struct svod_plan_ctx *c)
 	size_t m = max(c->nr_allocs, 1U);
 	struct svod_plan_rkey *key;
 	gfp_t gfp = c->gfp;
+	u32 d, dirs, *item;
 	bool ok = true;
-	u32 d;
 
 	*k = (struct svod_plan_sky){ .m = c->nr_allocs, .leaves = 1,
 				     .rng = 0x9e3779b97f4a7c15ULL };
 	k->items = kvmalloc_array(m, sizeof(*k->items), gfp);
-	if (!k->items)
+	item = kvmalloc_array(max(c->n, 1U), sizeof(*item), gfp);
+	if (!k->items || !item) {
+		kvfree(item);
+		kvfree(k->items);
 		return -ENOMEM;
-	k->steps = svod_plan_items_init(c, k->items);
+	}
+	k->steps = svod_plan_items_init(c, k->items, item);
+	kvfree(item);
 	while (k->leaves < k->steps)
 		k->leaves <<= 1;
-	for (d = 0; d < 2; d++) {
+	dirs = svod_plan_sky_passes(k) > 1 ? 2 : 1;
+	for (d = 0; d < dirs; d++) {
 		k->dir[d].ord = kvmalloc_array(m, sizeof(u32), gfp);
 		k->dir[d].hi = kvmalloc_array(m, sizeof(u32), gfp);
 		k->dir[d].rank = kvmalloc_array(m, sizeof(u32), gfp);
@@ -950,9 +953,8 @@ static int svod_plan_sky_init(struct svod_plan_sky *k, struct svod_plan_ctx *c)
 		svod_plan_sky_free(k);
 		return -ENOMEM;
 	}
-	svod_plan_dir_init(k, false, key);
-	if (svod_plan_sky_passes(k) > 1)
-		svod_plan_dir_init(k, true, key);
+	for (d = 0; d < dirs; d++)
+		svod_plan_dir_init(k, d, key);
 	kvfree(key);
 	return 0;
 }
