@@ -23,8 +23,8 @@
  * Small enough that the passes (up to 256 per plan on a few hundred
  * buffers) stay quick under KASAN.
  */
-#define PLAN_RANDOM_TRACES	12
-#define PLAN_RANDOM_EVENTS	600
+#define PLAN_RANDOM_TRACES	8
+#define PLAN_RANDOM_EVENTS	400
 
 static u64 plan_rand(u64 *s)
 {
