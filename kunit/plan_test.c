@@ -186,7 +186,7 @@ static void plan_best_deterministic(struct kunit *test)
 {
 	struct svod_plan_result res[2];
 	struct svod_plan_event *ev;
-	u64 s = 1, *off[2];
+	u64 s = 3, *off[2];
 	u32 n = 0, i, k;
 
 	ev = kunit_kcalloc(test, 1200, sizeof(*ev), GFP_KERNEL);

@@ -344,6 +344,9 @@ enum svod_plan_sky_rule {
  * @best_d: direction of the best pass (index into @dir)
  * @rng: xorshift64 state, fixed seed: plans are deterministic
  * @ticks: steps since the last svod_yield()
+ * @chain: stack of svod_plan_sky_chain(), SVOD_PLAN_SKY_CHAIN + 1 steps
+ * @seen: per step, the last chain search that reached it
+ * @stamp: the current chain search
  */
 struct svod_plan_sky {
 	struct svod_plan_item *items;
@@ -370,6 +373,9 @@ struct svod_plan_sky {
 	u32 best_d;
 	u64 rng;
 	u32 ticks;
+	u32 *chain;
+	u32 *seen;
+	u32 stamp;
 };
 
 /*
@@ -380,6 +386,8 @@ struct svod_plan_sky {
 #define SVOD_PLAN_SKY_LOG(m)	(3 * (size_t)(m) + 2)
 /* Candidates one pick weighs, from the one that ends last. */
 #define SVOD_PLAN_SKY_SCAN	16
+/* Buffers one look-ahead for a chain (svod_plan_sky_chain()) weighs. */
+#define SVOD_PLAN_SKY_CHAIN	32
 /* Skyline passes per plan: at most this many, and about this many steps. */
 #define SVOD_PLAN_SKY_PASSES	256
 #define SVOD_PLAN_SKY_WORK	BIT(18)
@@ -508,11 +516,42 @@ static u32 svod_plan_sky_first_fit(struct svod_plan_sky *k, u32 a, u32 b)
 }
 
 /*
+ * Can unplaced buffers, end to end, cover steps [@from, @b) (the bottom row
+ * of what a placement leaves of its segment)? A depth-first search over the
+ * steps where such a chain can be; after SVOD_PLAN_SKY_CHAIN buffers
+ * looked at, the answer is yes.
+ */
+static bool svod_plan_sky_chain(struct svod_plan_sky *k, u32 from, u32 b)
+{
+	u32 sp = 0, work = 0, t, r;
+
+	if (!++k->stamp) {
+		memset(k->seen, 0, sizeof(*k->seen) * k->steps);
+		k->stamp = 1;
+	}
+	k->chain[sp++] = from;
+	while (sp) {
+		t = k->chain[--sp];
+		if (t == b)
+			return true;
+		if (k->seen[t] == k->stamp)
+			continue;
+		k->seen[t] = k->stamp;
+		for (r = svod_plan_sky_fit(k, t, b); r != U32_MAX; r = svod_plan_sky_below(k, t, r)) {
+			if (++work > SVOD_PLAN_SKY_CHAIN)
+				return true;
+			k->chain[sp++] = k->d->hi[r];
+		}
+	}
+	return false;
+}
+
+/*
  * SVOD_PLAN_SKY_FIT's key for rank @r (starting at step @s) in segment
  * @i: what placing it there leaves. Its end meeting the segment's, or a
- * buffer that can go on from it, keeps the rest of the segment fillable;
- * its top meeting the level before it flattens the skyline, and one below
- * that level needs another buffer starting at @s.
+ * chain of buffers covering the rest of the segment from it, keeps that
+ * rest fillable; its top meeting the level before it flattens the skyline,
+ * and one below that level needs another buffer starting at @s.
  */
 static u64 svod_plan_sky_fit_key(struct svod_plan_sky *k, u32 i, u32 r, u32 s)
 {
@@ -525,7 +564,7 @@ static u64 svod_plan_sky_fit_key(struct svod_plan_sky *k, u32 i, u32 r, u32 s)
 		key += 4;
 		if (sg->next != U32_MAX && k->seg[sg->next].level == top)
 			key += 2;
-	} else if (svod_plan_sky_fit(k, hi, sg->end) != U32_MAX) {
+	} else if (svod_plan_sky_chain(k, hi, sg->end)) {
 		key += 4;
 	}
 	if (s == sg->start && sg->prev != U32_MAX) {
@@ -904,6 +943,8 @@ static void svod_plan_sky_free(struct svod_plan_sky *k)
 	kvfree(k->seg);
 	kvfree(k->log);
 	kvfree(k->best_log);
+	kvfree(k->chain);
+	kvfree(k->seen);
 	kvfree(k->items);
 }
 
@@ -946,9 +987,11 @@ static int svod_plan_sky_init(struct svod_plan_sky *k, struct svod_plan_ctx *c)
 	k->seg = kvmalloc_array(SVOD_PLAN_SKY_SEGS(m), sizeof(*k->seg), gfp);
 	k->log = kvmalloc_array(SVOD_PLAN_SKY_LOG(m), sizeof(*k->log), gfp);
 	k->best_log = kvmalloc_array(SVOD_PLAN_SKY_LOG(m), sizeof(*k->best_log), gfp);
+	k->chain = kvmalloc_array(SVOD_PLAN_SKY_CHAIN + 1, sizeof(*k->chain), gfp);
+	k->seen = kvcalloc(max(k->steps, 1U), sizeof(*k->seen), gfp);
 	key = kvmalloc_array(m, sizeof(*key), gfp);
 	if (!ok || !k->down || !k->up || !k->minhi || !k->seg || !k->log || !k->best_log ||
-	    !key) {
+	    !k->chain || !k->seen || !key) {
 		kvfree(key);
 		svod_plan_sky_free(k);
 		return -ENOMEM;
