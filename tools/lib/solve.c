@@ -76,6 +76,8 @@
 /* Restarts: nodes of the first (times the Luby sequence), shuffle percent. */
 #define SOLVE_UNIT	1000
 #define SOLVE_SHUFFLE	10
+/* Percent of the shuffled restarts that begin below a prefix of the path. */
+#define SOLVE_BASE	50
 /* No target: larger than any floor the search can build. */
 #define SOLVE_INF	(1ULL << 63)
 
@@ -163,6 +165,14 @@ struct solve_frame {
  * @part: the deepest partial plan of the searches with a target (offsets,
  *	UINT64_MAX where unplaced)
  * @part_placed: buffers placed in @part
+ * @path: the search path (frames: what each placed or gave up) to the
+ *	deepest partial plan at the lower bound; it holds for any target, and
+ *	later restarts may begin below a prefix of it
+ * @path_len: frames on @path
+ * @path_cap: room on @path
+ * @path_placed: buffers placed along @path
+ * @path_reversed: @reversed when @path was taken
+ * @base_len: frames of @path replayed before this search (its base)
  * @floor: per step, the top of what was placed (or given up) there
  * @key: per step, @floor plus the bytes of the unplaced buffers live there:
  *	no completion has a lower peak than its maximum
@@ -201,6 +211,12 @@ struct solver {
 	uint64_t *off;
 	uint64_t *part;
 	uint32_t part_placed;
+	struct solve_frame *path;
+	uint32_t path_len;
+	uint32_t path_cap;
+	uint32_t path_placed;
+	int path_reversed;
+	uint32_t base_len;
 	struct solve_tree floor;
 	struct solve_tree key;
 	uint32_t *reach;
@@ -902,6 +918,26 @@ static void solve_record(struct solver *s)
 	s->stop = 1;
 }
 
+/* Keep the search path (from the restart's base) to this node. */
+static int solve_save_path(struct solver *s)
+{
+	uint32_t n = s->base_len + s->depth;
+
+	if (n > s->path_cap) {
+		void *p = realloc(s->path, n * sizeof(*s->path));
+
+		if (!p)
+			return -ENOMEM;
+		s->path = p;
+		s->path_cap = n;
+	}
+	/* The base is a prefix of @path: it stays where it is. */
+	memcpy(s->path + s->base_len, s->stack, s->depth * sizeof(*s->path));
+	s->path_len = n;
+	s->path_reversed = s->reversed;
+	return 0;
+}
+
 /*
  * Depth-first search, with an explicit stack (its depth reaches the number
  * of buffers and of wastes). Return: 0 or -ENOMEM.
@@ -928,6 +964,10 @@ static int solve_dfs(struct solver *s)
 			memcpy(s->part, s->off, s->m * sizeof(*s->part));
 			s->part_placed = s->placed;
 		}
+		if (s->target == s->lb &&
+		    s->placed >= s->path_placed + (s->m >> 6) + (s->placed > s->path_placed) &&
+		    !solve_save_path(s))
+			s->path_placed = s->placed;
 		if (s->placed == s->m) {
 			solve_record(s);
 			continue;
@@ -953,6 +993,7 @@ static void solve_free(struct solver *s)
 	free(s->off);
 	free(s->best);
 	free(s->stack);
+	free(s->path);
 	free(s->reach);
 	free(s->part);
 	free(s->vals);
@@ -1291,6 +1332,22 @@ static int solve_try(struct solver *s, uint64_t target, double deadline, uint64_
 	return s->found ? 1 : s->timeout ? -1 : 0;
 }
 
+/* Replay the first @k frames of @s->path: the base of the next search. */
+static void solve_replay(struct solver *s, uint32_t k)
+{
+	uint32_t i;
+
+	for (i = 0; i < k; i++) {
+		const struct solve_frame *f = &s->path[i];
+
+		if (f->cur != SOLVE_NONE)
+			solve_place(s, f->cur, f->y0);
+		else if (f->raise)
+			solve_waste(s, f->a, f->b, f->raise);
+	}
+	s->base_len = k;
+}
+
 /* The Luby sequence: 1 1 2 1 1 2 4 1 1 2 1 1 2 4 8 ... (@i from 1). */
 static uint64_t solve_luby(uint64_t i)
 {
@@ -1395,16 +1452,33 @@ static int solve_complete(struct solver *s)
 static int solve_restarts(struct solver *s, uint64_t target, double end)
 {
 	uint64_t r;
-	int ret;
+	uint32_t i;
+	int ret, base;
 
 	for (r = 1; solve_now() < end; r++) {
 		s->shuffle = r > 2 ? SOLVE_SHUFFLE : 0;
-		if (r > 1) {
+		base = s->path_len && (r > 2 || target > s->lb) &&
+		       solve_rand(s) % 100 < SOLVE_BASE;
+		if (r > 1 && (!base || s->reversed != s->path_reversed)) {
 			ret = solve_reverse(s);
 			if (ret)
 				return ret;
 		}
+		if (base) {
+			uint64_t u = solve_rand(s) % s->path_len, v = solve_rand(s) % s->path_len;
+
+			solve_replay(s, s->path_len - 1 - (uint32_t)(u * v / s->path_len));
+		}
 		ret = solve_try(s, target, end, solve_luby(r) * SOLVE_UNIT);
+		for (i = s->base_len; i--;) {
+			struct solve_frame f = s->path[i];
+
+			solve_undo(s, &f);
+		}
+		s->base_len = 0;
+		/* Below a base, a search that ends proves nothing. */
+		if (ret == 0 && base)
+			continue;
 		if (ret != -1)
 			return ret;
 	}
