@@ -47,19 +47,32 @@
  * bound, with restarts (Luby sequence times 1000 nodes) that alternate the
  * direction of time and, after the first two, try a random candidate first
  * at 10% of the nodes (a PRNG seeded from the instance: same inputs, same
- * search but for the clock). The deepest partial plan is then completed by
- * first fit, and the rest of the budget bisects between the lowest target
- * not reached and the best peak (a third of what is left per target).
+ * search but for the clock). The path to the deepest partial plan at the
+ * lower bound is kept (solve_save_path()); half of the shuffled restarts
+ * replay a prefix of it (deep ones likelier) and search below it, and
+ * such a search that ends proves nothing. The deepest partial plan is then
+ * completed by first fit, and the rest of the budget bisects between the
+ * lowest target not reached and the best peak (a third of what is left
+ * per target); the path holds for any target above the bound, so there
+ * half the restarts, from the first, begin below a prefix of it: the
+ * bottom of the packing stays waste-free, only the top has bytes to spare.
  *
  * Measured (-O2, 1 s per instance, 2-core machine): known-optimum
  * instances of 100-1000 buffers (tools/plan/rect.h, plan_bench --hard's
  * 60): guillotine tilings all solved to the optimum (median 2-3 ms,
- * slowest 0.05 s); non-guillotine, 20 of 30 (median 2 ms, slowest 0.29 s),
- * the other 10 (670-1000 buffers) end 1.02-1.24x the optimum; peak/optimum
- * median 1.000 for every kind, worst 1.242. MiniMalloc's asplos2024
- * instances A-K (150-450 buffers): A, B, C, F, G, H at the lower bound
- * within 0.35 s; D, E, I, J, K at 1.005-1.07x it (the search before this
- * one: 1.07-1.21x). 0.2 to 1.1 million nodes/s at 100-1000 buffers.
+ * slowest 0.05 s); non-guillotine, 20 or 21 of 30 (median 2 ms, slowest
+ * 0.5 s), the other 10 (699-998 buffers, BEST 1.16-1.23x) end 1.03-1.23x
+ * the optimum (before the restarts below the path: 1.14-1.23x); three stay
+ * at BEST's plan, so the worst is 1.216-1.225; median 1.000 for every
+ * kind. MiniMalloc's asplos2024 instances A-K (150-450 buffers): A, B, C,
+ * F, G, H at the lower bound within 0.35 s; D, E, I, J, K at 1.00-1.10x it
+ * (D 1.04-1.05, E 1.04-1.10, I 1.00-1.02, J 1.04-1.07, K 1.026 from run to
+ * run; the search before this one: 1.07-1.21x). 0.2 to 1.1 million
+ * nodes/s at 100-1000 buffers. Tried, no gain: a large neighbourhood
+ * search on the best plan (a window of steps or a band of heights searched
+ * again, the rest fixed as floor and as a ceiling folded into the key:
+ * nearly every window proven infeasible at once), greedy completions of
+ * prefixes of the path, descending one byte below the best peak.
  */
 #include <errno.h>
 #include <stdlib.h>
