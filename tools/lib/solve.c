@@ -51,24 +51,29 @@
  * lower bound is kept (solve_save_path()); half of the shuffled restarts
  * replay a prefix of it (deep ones likelier) and search below it, and
  * such a search that ends proves nothing. The deepest partial plan is then
- * completed by first fit, and the rest of the budget bisects between the
- * lowest target not reached and the best peak (a third of what is left
- * per target); the path holds for any target above the bound, so there
- * half the restarts, from the first, begin below a prefix of it: the
- * bottom of the packing stays waste-free, only the top has bytes to spare.
+ * completed by first fit (largest first, then in the incumbent's offset
+ * order: that one often lands below BEST's plan where the other does
+ * not), and the rest of the budget bisects between the lowest target not
+ * reached and the best peak (a third of what is left per target; when
+ * every target timed out, again from the highest proven). The path holds
+ * for any target above the bound, so there half the restarts, from the
+ * first, begin below a prefix of it: the bottom of the packing stays
+ * waste-free, only the top has bytes to spare.
  *
  * Measured (-O2, 1 s per instance, 2-core machine): known-optimum
  * instances of 100-1000 buffers (tools/plan/rect.h, plan_bench --hard's
  * 60): guillotine tilings all solved to the optimum (median 2-3 ms,
  * slowest 0.05 s); non-guillotine, 20 or 21 of 30 (median 2 ms, slowest
- * 0.5 s), the other 10 (699-998 buffers, BEST 1.16-1.23x) end 1.03-1.23x
- * the optimum (before the restarts below the path: 1.14-1.23x); three stay
- * at BEST's plan, so the worst is 1.216-1.225; median 1.000 for every
- * kind. MiniMalloc's asplos2024 instances A-K (150-450 buffers): A, B, C,
- * F, G, H at the lower bound within 0.35 s; D, E, I, J, K at 1.00-1.10x it
- * (D 1.04-1.05, E 1.04-1.10, I 1.00-1.02, J 1.04-1.07, K 1.026 from run to
- * run; the search before this one: 1.07-1.21x). 0.2 to 1.1 million
- * nodes/s at 100-1000 buffers. Tried, no gain: a large neighbourhood
+ * 0.5 s), the other 10 (699-998 buffers, BEST 1.16-1.23x) end 1.00-1.23x
+ * the optimum (before the restarts below the path: 1.02-1.23x); two (840
+ * and 967 buffers) stay at or near BEST's plan, so the worst is
+ * 1.216-1.225; median 1.000 for every kind. MiniMalloc's asplos2024
+ * instances A-K (150-450 buffers): A, B, C, F, G, H at the lower bound
+ * within 0.35 s; D, E, I, J, K at 1.00-1.07x it (D 1.053, E 1.06-1.07,
+ * I 1.000-1.007, J 1.05-1.07, K 1.026 from run to run; before the restarts
+ * below the path: 1.007-1.078, K 1.061; the MiniMalloc-style search
+ * before this one: 1.07-1.21x). 0.2 to 1.1 million nodes/s at 100-1000
+ * buffers. Tried, no gain: a large neighbourhood
  * search on the best plan (a window of steps or a band of heights searched
  * again, the rest fixed as floor and as a ceiling folded into the key:
  * nearly every window proven infeasible at once), greedy completions of
@@ -1376,6 +1381,15 @@ static uint64_t solve_luby(uint64_t i)
 	return 1ULL << (k - 1);
 }
 
+/* By offset in the best plan: the other order it is completed in. */
+static int solve_off_cmp(const void *pa, const void *pb)
+{
+	uint64_t x = solve_sort_ctx->best[*(const uint32_t *)pa];
+	uint64_t y = solve_sort_ctx->best[*(const uint32_t *)pb];
+
+	return x < y ? -1 : x > y;
+}
+
 /* Largest first: the order the partial plan is completed in. */
 static int solve_size_cmp(const void *pa, const void *pb)
 {
@@ -1418,14 +1432,15 @@ static void solve_first_fit(struct solver *s, uint64_t *plan, uint32_t i, uint64
 }
 
 /*
- * The deepest partial plan completed by first fit, largest buffers first:
- * the incumbent if lower. At most 2^28 buffer visits (else skipped).
+ * The deepest partial plan completed by first fit, largest buffers first,
+ * then in the order of their offsets in the incumbent: the incumbent if
+ * lower. At most 2^28 buffer visits per pass (else skipped).
  * Return: 0 or -ENOMEM.
  */
 static int solve_complete(struct solver *s)
 {
-	uint32_t left = s->m - s->part_placed, *order, i, k = 0;
-	uint64_t *iv, peak = 0;
+	uint32_t left = s->m - s->part_placed, *order, i, k = 0, pass;
+	uint64_t *iv, peak;
 
 	if (!s->part_placed || !left || (uint64_t)left * s->m > (1ULL << 28))
 		return 0;
@@ -1440,17 +1455,19 @@ static int solve_complete(struct solver *s)
 		if (s->part[i] == UINT64_MAX)
 			order[k++] = i;
 	solve_sort_ctx = s;
-	qsort(order, k, sizeof(*order), solve_size_cmp);
-	for (i = 0; i < k; i++)
-		solve_first_fit(s, s->part, order[i], iv);
-	for (i = 0; i < s->m; i++)
-		peak = solve_max(peak, s->part[i] + s->b[i].size);
-	if (peak < s->best_peak) {
-		memcpy(s->best, s->part, s->m * sizeof(*s->best));
-		s->best_peak = peak;
+	for (pass = 0; pass < 2; pass++) {
+		qsort(order, k, sizeof(*order), pass ? solve_off_cmp : solve_size_cmp);
+		for (i = 0; i < k; i++)
+			solve_first_fit(s, s->part, order[i], iv);
+		for (i = 0, peak = 0; i < s->m; i++)
+			peak = solve_max(peak, s->part[i] + s->b[i].size);
+		if (peak < s->best_peak) {
+			memcpy(s->best, s->part, s->m * sizeof(*s->best));
+			s->best_peak = peak;
+		}
+		for (i = 0; i < k; i++)
+			s->part[order[i]] = UINT64_MAX;
 	}
-	for (i = 0; i < k; i++)
-		s->part[order[i]] = UINT64_MAX;
 	free(order);
 	free(iv);
 	return 0;
@@ -1530,6 +1547,9 @@ static int solve_search(struct solver *s, double seconds)
 			proven = c + 1;
 		if (ret < 1)
 			lo = c + 1;
+		/* Out of time below every target, none proven: bisect again. */
+		if (lo >= s->best_peak && proven < s->best_peak)
+			lo = proven;
 	}
 	return s->best_peak <= proven;
 }
