@@ -47,19 +47,37 @@
  * bound, with restarts (Luby sequence times 1000 nodes) that alternate the
  * direction of time and, after the first two, try a random candidate first
  * at 10% of the nodes (a PRNG seeded from the instance: same inputs, same
- * search but for the clock). The deepest partial plan is then completed by
- * first fit, and the rest of the budget bisects between the lowest target
- * not reached and the best peak (a third of what is left per target).
+ * search but for the clock). The path to the deepest partial plan at the
+ * lower bound is kept (solve_save_path()); half of the shuffled restarts
+ * replay a prefix of it (deep ones likelier) and search below it, and
+ * such a search that ends proves nothing. The deepest partial plan is then
+ * completed by first fit (largest first, then in the incumbent's offset
+ * order: that one often lands below BEST's plan where the other does
+ * not), and the rest of the budget bisects between the lowest target not
+ * reached and the best peak (a third of what is left per target; when
+ * every target timed out, again from the highest proven). The path holds
+ * for any target above the bound, so there half the restarts, from the
+ * first, begin below a prefix of it: the bottom of the packing stays
+ * waste-free, only the top has bytes to spare.
  *
  * Measured (-O2, 1 s per instance, 2-core machine): known-optimum
  * instances of 100-1000 buffers (tools/plan/rect.h, plan_bench --hard's
  * 60): guillotine tilings all solved to the optimum (median 2-3 ms,
- * slowest 0.05 s); non-guillotine, 20 of 30 (median 2 ms, slowest 0.29 s),
- * the other 10 (670-1000 buffers) end 1.02-1.24x the optimum; peak/optimum
- * median 1.000 for every kind, worst 1.242. MiniMalloc's asplos2024
+ * slowest 0.05 s); non-guillotine, 20 or 21 of 30 (median 2 ms, slowest
+ * 0.5 s), the other 10 (699-998 buffers, BEST 1.16-1.23x) end 1.00-1.23x
+ * the optimum (before the restarts below the path: 1.02-1.23x); two (840
+ * and 967 buffers) stay at or near BEST's plan, so the worst is
+ * 1.216-1.225; median 1.000 for every kind. MiniMalloc's asplos2024
  * instances A-K (150-450 buffers): A, B, C, F, G, H at the lower bound
- * within 0.35 s; D, E, I, J, K at 1.005-1.07x it (the search before this
- * one: 1.07-1.21x). 0.2 to 1.1 million nodes/s at 100-1000 buffers.
+ * within 0.35 s; D, E, I, J, K at 1.00-1.07x it (D 1.053, E 1.06-1.07,
+ * I 1.000-1.007, J 1.05-1.07, K 1.026 from run to run; before the restarts
+ * below the path: 1.007-1.078, K 1.061; the MiniMalloc-style search
+ * before this one: 1.07-1.21x). 0.2 to 1.1 million nodes/s at 100-1000
+ * buffers. Tried, no gain: a large neighbourhood
+ * search on the best plan (a window of steps or a band of heights searched
+ * again, the rest fixed as floor and as a ceiling folded into the key:
+ * nearly every window proven infeasible at once), greedy completions of
+ * prefixes of the path, descending one byte below the best peak.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -76,6 +94,8 @@
 /* Restarts: nodes of the first (times the Luby sequence), shuffle percent. */
 #define SOLVE_UNIT	1000
 #define SOLVE_SHUFFLE	10
+/* Percent of the shuffled restarts that begin below a prefix of the path. */
+#define SOLVE_BASE	50
 /* No target: larger than any floor the search can build. */
 #define SOLVE_INF	(1ULL << 63)
 
@@ -163,6 +183,14 @@ struct solve_frame {
  * @part: the deepest partial plan of the searches with a target (offsets,
  *	UINT64_MAX where unplaced)
  * @part_placed: buffers placed in @part
+ * @path: the search path (frames: what each placed or gave up) to the
+ *	deepest partial plan at the lower bound; it holds for any target, and
+ *	later restarts may begin below a prefix of it
+ * @path_len: frames on @path
+ * @path_cap: room on @path
+ * @path_placed: buffers placed along @path
+ * @path_reversed: @reversed when @path was taken
+ * @base_len: frames of @path replayed before this search (its base)
  * @floor: per step, the top of what was placed (or given up) there
  * @key: per step, @floor plus the bytes of the unplaced buffers live there:
  *	no completion has a lower peak than its maximum
@@ -201,6 +229,12 @@ struct solver {
 	uint64_t *off;
 	uint64_t *part;
 	uint32_t part_placed;
+	struct solve_frame *path;
+	uint32_t path_len;
+	uint32_t path_cap;
+	uint32_t path_placed;
+	int path_reversed;
+	uint32_t base_len;
 	struct solve_tree floor;
 	struct solve_tree key;
 	uint32_t *reach;
@@ -902,6 +936,26 @@ static void solve_record(struct solver *s)
 	s->stop = 1;
 }
 
+/* Keep the search path (from the restart's base) to this node. */
+static int solve_save_path(struct solver *s)
+{
+	uint32_t n = s->base_len + s->depth;
+
+	if (n > s->path_cap) {
+		void *p = realloc(s->path, n * sizeof(*s->path));
+
+		if (!p)
+			return -ENOMEM;
+		s->path = p;
+		s->path_cap = n;
+	}
+	/* The base is a prefix of @path: it stays where it is. */
+	memcpy(s->path + s->base_len, s->stack, s->depth * sizeof(*s->path));
+	s->path_len = n;
+	s->path_reversed = s->reversed;
+	return 0;
+}
+
 /*
  * Depth-first search, with an explicit stack (its depth reaches the number
  * of buffers and of wastes). Return: 0 or -ENOMEM.
@@ -928,6 +982,10 @@ static int solve_dfs(struct solver *s)
 			memcpy(s->part, s->off, s->m * sizeof(*s->part));
 			s->part_placed = s->placed;
 		}
+		if (s->target == s->lb &&
+		    s->placed >= s->path_placed + (s->m >> 6) + (s->placed > s->path_placed) &&
+		    !solve_save_path(s))
+			s->path_placed = s->placed;
 		if (s->placed == s->m) {
 			solve_record(s);
 			continue;
@@ -953,6 +1011,7 @@ static void solve_free(struct solver *s)
 	free(s->off);
 	free(s->best);
 	free(s->stack);
+	free(s->path);
 	free(s->reach);
 	free(s->part);
 	free(s->vals);
@@ -1291,6 +1350,22 @@ static int solve_try(struct solver *s, uint64_t target, double deadline, uint64_
 	return s->found ? 1 : s->timeout ? -1 : 0;
 }
 
+/* Replay the first @k frames of @s->path: the base of the next search. */
+static void solve_replay(struct solver *s, uint32_t k)
+{
+	uint32_t i;
+
+	for (i = 0; i < k; i++) {
+		const struct solve_frame *f = &s->path[i];
+
+		if (f->cur != SOLVE_NONE)
+			solve_place(s, f->cur, f->y0);
+		else if (f->raise)
+			solve_waste(s, f->a, f->b, f->raise);
+	}
+	s->base_len = k;
+}
+
 /* The Luby sequence: 1 1 2 1 1 2 4 1 1 2 1 1 2 4 8 ... (@i from 1). */
 static uint64_t solve_luby(uint64_t i)
 {
@@ -1304,6 +1379,15 @@ static uint64_t solve_luby(uint64_t i)
 			;
 	}
 	return 1ULL << (k - 1);
+}
+
+/* By offset in the best plan: the other order it is completed in. */
+static int solve_off_cmp(const void *pa, const void *pb)
+{
+	uint64_t x = solve_sort_ctx->best[*(const uint32_t *)pa];
+	uint64_t y = solve_sort_ctx->best[*(const uint32_t *)pb];
+
+	return x < y ? -1 : x > y;
 }
 
 /* Largest first: the order the partial plan is completed in. */
@@ -1348,14 +1432,15 @@ static void solve_first_fit(struct solver *s, uint64_t *plan, uint32_t i, uint64
 }
 
 /*
- * The deepest partial plan completed by first fit, largest buffers first:
- * the incumbent if lower. At most 2^28 buffer visits (else skipped).
+ * The deepest partial plan completed by first fit, largest buffers first,
+ * then in the order of their offsets in the incumbent: the incumbent if
+ * lower. At most 2^28 buffer visits per pass (else skipped).
  * Return: 0 or -ENOMEM.
  */
 static int solve_complete(struct solver *s)
 {
-	uint32_t left = s->m - s->part_placed, *order, i, k = 0;
-	uint64_t *iv, peak = 0;
+	uint32_t left = s->m - s->part_placed, *order, i, k = 0, pass;
+	uint64_t *iv, peak;
 
 	if (!s->part_placed || !left || (uint64_t)left * s->m > (1ULL << 28))
 		return 0;
@@ -1370,17 +1455,19 @@ static int solve_complete(struct solver *s)
 		if (s->part[i] == UINT64_MAX)
 			order[k++] = i;
 	solve_sort_ctx = s;
-	qsort(order, k, sizeof(*order), solve_size_cmp);
-	for (i = 0; i < k; i++)
-		solve_first_fit(s, s->part, order[i], iv);
-	for (i = 0; i < s->m; i++)
-		peak = solve_max(peak, s->part[i] + s->b[i].size);
-	if (peak < s->best_peak) {
-		memcpy(s->best, s->part, s->m * sizeof(*s->best));
-		s->best_peak = peak;
+	for (pass = 0; pass < 2; pass++) {
+		qsort(order, k, sizeof(*order), pass ? solve_off_cmp : solve_size_cmp);
+		for (i = 0; i < k; i++)
+			solve_first_fit(s, s->part, order[i], iv);
+		for (i = 0, peak = 0; i < s->m; i++)
+			peak = solve_max(peak, s->part[i] + s->b[i].size);
+		if (peak < s->best_peak) {
+			memcpy(s->best, s->part, s->m * sizeof(*s->best));
+			s->best_peak = peak;
+		}
+		for (i = 0; i < k; i++)
+			s->part[order[i]] = UINT64_MAX;
 	}
-	for (i = 0; i < k; i++)
-		s->part[order[i]] = UINT64_MAX;
 	free(order);
 	free(iv);
 	return 0;
@@ -1395,16 +1482,33 @@ static int solve_complete(struct solver *s)
 static int solve_restarts(struct solver *s, uint64_t target, double end)
 {
 	uint64_t r;
-	int ret;
+	uint32_t i;
+	int ret, base;
 
 	for (r = 1; solve_now() < end; r++) {
 		s->shuffle = r > 2 ? SOLVE_SHUFFLE : 0;
-		if (r > 1) {
+		base = s->path_len && (r > 2 || target > s->lb) &&
+		       solve_rand(s) % 100 < SOLVE_BASE;
+		if (r > 1 && (!base || s->reversed != s->path_reversed)) {
 			ret = solve_reverse(s);
 			if (ret)
 				return ret;
 		}
+		if (base) {
+			uint64_t u = solve_rand(s) % s->path_len, v = solve_rand(s) % s->path_len;
+
+			solve_replay(s, s->path_len - 1 - (uint32_t)(u * v / s->path_len));
+		}
 		ret = solve_try(s, target, end, solve_luby(r) * SOLVE_UNIT);
+		for (i = s->base_len; i--;) {
+			struct solve_frame f = s->path[i];
+
+			solve_undo(s, &f);
+		}
+		s->base_len = 0;
+		/* Below a base, a search that ends proves nothing. */
+		if (ret == 0 && base)
+			continue;
 		if (ret != -1)
 			return ret;
 	}
@@ -1443,6 +1547,9 @@ static int solve_search(struct solver *s, double seconds)
 			proven = c + 1;
 		if (ret < 1)
 			lo = c + 1;
+		/* Out of time below every target, none proven: bisect again. */
+		if (lo >= s->best_peak && proven < s->best_peak)
+			lo = proven;
 	}
 	return s->best_peak <= proven;
 }

@@ -200,6 +200,31 @@ def check(plan, plan_gen, seed, bufs, granule):
     return None
 
 
+def check_hard(plan, plan_gen, seed, bufs):
+    """A non-guillotine instance the search does not solve at once: the
+    restarts below a prefix of the deepest partial plan (targets above the
+    lower bound) must still give a valid plan, never above best's."""
+    text = subprocess.run([plan_gen, "--rect", str(seed), str(bufs), "1", "30"],
+                          capture_output=True, text=True, check=True).stdout
+    opt = int([l for l in text.splitlines() if l.startswith("# optimum")][0].split()[2])
+    base, why = run_plan(plan, text, 1)
+    if why:
+        return why
+    out, why = run_plan(plan, text, 1, "0.3")
+    if why:
+        return why
+    if out.get("strategy") != "solve":
+        return "strategy %s" % out.get("strategy")
+    why = check_valid(text, out["offsets"], int(out["peak"]), 1)
+    if why:
+        return why
+    if int(out["peak"]) > int(base["peak"]):
+        return "peak %s above best's %s" % (out["peak"], base["peak"])
+    if int(out["peak"]) < opt:
+        return "peak %s below the optimum %d" % (out["peak"], opt)
+    return None
+
+
 def main():
     plan = sys.argv[1]
     plan_gen = os.path.join(os.path.dirname(plan), "plan_gen")
@@ -216,6 +241,11 @@ def main():
         if why:
             bad += 1
             print("# plan solve: random trace seed %d, block %d: %s" % (seed, block, why))
+    for seed, bufs in ((503, 790), (535, 967)):
+        why = check_hard(plan, plan_gen, seed, bufs)
+        if why:
+            bad += 1
+            print("# plan solve: hard rect seed %d, %d buffers: %s" % (seed, bufs, why))
     for seed in range(40):
         why = check_tiny(plan, seed)
         if why:
@@ -227,7 +257,8 @@ def main():
             bad += 1
             print("# plan solve: --solve %s exits %d, not 2" % (arg, p.returncode))
     print("%s - plan --solve: %d known-optimum instances solved to the optimum with valid "
-          "plans, 24 random traces valid and never above best, 40 tiny ones at the optimum, "
+          "plans, 24 random traces and 2 hard non-guillotine instances valid and never above "
+          "best, 40 tiny ones at the optimum, "
           "bad SECONDS refused"
           % ("not ok" if bad else "ok", len(cases)))
     return 1 if bad else 0
