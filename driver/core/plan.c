@@ -537,7 +537,8 @@ static bool svod_plan_sky_chain(struct svod_plan_sky *k, u32 from, u32 b)
 		if (k->seen[t] == k->stamp)
 			continue;
 		k->seen[t] = k->stamp;
-		for (r = svod_plan_sky_fit(k, t, b); r != U32_MAX; r = svod_plan_sky_below(k, t, r)) {
+		r = svod_plan_sky_fit(k, t, b);
+		for (; r != U32_MAX; r = svod_plan_sky_below(k, t, r)) {
 			if (++work > SVOD_PLAN_SKY_CHAIN)
 				return true;
 			k->chain[sp++] = k->d->hi[r];
