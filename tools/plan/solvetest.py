@@ -165,38 +165,16 @@ def check(plan, plan_gen, seed, bufs, granule):
     text = subprocess.run([plan_gen, "--rect", str(seed), str(bufs), str(granule)],
                           capture_output=True, text=True, check=True).stdout
     opt = int([l for l in text.splitlines() if l.startswith("# optimum")][0].split()[2])
-    p = subprocess.run([plan, "--strategy", "best", "--block-size", "1", "--solve", "2", "-"],
-                       input=text, capture_output=True, text=True)
-    if p.returncode:
-        return "exit %d: %s" % (p.returncode, p.stderr.strip())
-    out = {}
-    offsets = {}
-    for line in p.stdout.splitlines():
-        f = line.split()
-        if f[0] == "alloc":
-            offsets[int(f[1])] = int(f[3])
-        else:
-            out[f[0]] = f[1]
+    out, why = run_plan(plan, text, 1, "2")
+    if why:
+        return why
     if out.get("strategy") != "solve":
         return "strategy %s" % out.get("strategy")
-    live, top = {}, 0
-    for i, line in enumerate(l for l in text.splitlines() if l and l[0] != "#"):
-        f = line.split()
-        if f[0] == "free":
-            del live[int(f[1])]
-            continue
-        o, size = offsets.get(i), int(f[2])
-        if o is None:
-            return "event %d has no offset" % i
-        for s, e in live.values():
-            if o < e and s < o + size:
-                return "event %d overlaps a live buffer" % i
-        live[int(f[1])] = (o, o + size)
-        top = max(top, o + size)
-    if int(out["peak"]) != top:
-        return "peak %s, largest end %d" % (out["peak"], top)
-    if int(out["lower_bound"]) != opt or top != opt:
-        return "peak %d, lower bound %s, optimum %d" % (top, out["lower_bound"], opt)
+    why = check_valid(text, out["offsets"], int(out["peak"]), 1)
+    if why:
+        return why
+    if int(out["lower_bound"]) != opt or int(out["peak"]) != opt:
+        return "peak %s, lower bound %s, optimum %d" % (out["peak"], out["lower_bound"], opt)
     return None
 
 
