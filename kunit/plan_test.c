@@ -178,6 +178,33 @@ static void plan_end_overflow_is_tlsf_answer(struct kunit *test)
 }
 
 /*
+ * Three buffers of 100 bytes aligned to 64, live together: every pass
+ * stacks them with padding (356 bytes against a bound of 300), so all run,
+ * and replays redo the best pass up to a random decision, taking another
+ * buffer there. At the last decision there is no other: the replay takes
+ * the only one. (It once raised the skyline past u64 instead, and BEST
+ * answered with TLSF's plan.)
+ */
+static void plan_replay_keeps_only_choice(struct kunit *test)
+{
+	static const struct svod_plan_event ev[] = {
+		{ .op = SVOD_PLAN_ALLOC, .id = 0, .size = 100, .align = 64 },
+		{ .op = SVOD_PLAN_ALLOC, .id = 1, .size = 100, .align = 64 },
+		{ .op = SVOD_PLAN_ALLOC, .id = 2, .size = 100, .align = 64 },
+		F(0), F(1), F(2),
+	};
+	struct svod_plan_result res;
+	u64 off[ARRAY_SIZE(ev)];
+	u32 live[ARRAY_SIZE(ev)];
+
+	KUNIT_ASSERT_EQ(test, plan_run(SVOD_PLAN_BEST, 1, ev, ARRAY_SIZE(ev), off, &res), 0);
+	KUNIT_EXPECT_EQ(test, res.used, SVOD_PLAN_USED_SKY);
+	KUNIT_EXPECT_EQ(test, res.peak, 356);
+	KUNIT_EXPECT_EQ(test, res.lower_bound, 300);
+	plan_check(test, 1, ev, ARRAY_SIZE(ev), off, &res, live);
+}
+
+/*
  * The passes choose at random, from a fixed seed: the same trace gets the
  * same plan twice. The trace (600 ALLOCs of random sizes, each live for 8)
  * is fixed, and its plans stay above the lower bound: every pass runs.
@@ -264,6 +291,7 @@ static struct kunit_case plan_cases[] = {
 	KUNIT_CASE(plan_sky_reaches_bound),
 	KUNIT_CASE(plan_best_no_cliff),
 	KUNIT_CASE(plan_end_overflow_is_tlsf_answer),
+	KUNIT_CASE(plan_replay_keeps_only_choice),
 	KUNIT_CASE(plan_best_deterministic),
 	KUNIT_CASE(plan_random_never_above_tlsf),
 	{}

@@ -597,13 +597,15 @@ static u64 svod_plan_sky_key(struct svod_plan_sky *k, u32 i, u32 r, u32 s)
  * The buffer to place at step @s of segment @i: among the first
  * SVOD_PLAN_SKY_SCAN that end by the segment's end, latest end first, the
  * one with the highest key (with @noise: ties broken at random, and one
- * pick in 20 made at random). Its rank, or U32_MAX.
+ * pick in 20 made at random), other than @k->avoid unless that is the only
+ * one. Its rank, or U32_MAX when none ends by the segment's end.
  */
 static u32 svod_plan_sky_pick(struct svod_plan_sky *k, u32 i, u32 s)
 {
 	u32 r = svod_plan_sky_fit(k, s, k->seg[i].end), best = U32_MAX, n;
 	u64 key, best_key = 0, rnd;
 	u8 tie, best_tie = 0;
+	bool avoided = false;
 
 	for (n = 0; r != U32_MAX && n < SVOD_PLAN_SKY_SCAN; n++) {
 		key = svod_plan_sky_key(k, i, r, s);
@@ -614,6 +616,7 @@ static u32 svod_plan_sky_pick(struct svod_plan_sky *k, u32 i, u32 s)
 			if ((rnd >> 8) % 20 == 0)
 				key = U64_MAX;
 		}
+		avoided |= r == k->avoid;
 		if (r != k->avoid && (best == U32_MAX || key > best_key ||
 				      (key == best_key && tie > best_tie))) {
 			best = r;
@@ -622,7 +625,8 @@ static u32 svod_plan_sky_pick(struct svod_plan_sky *k, u32 i, u32 s)
 		}
 		r = svod_plan_sky_below(k, s, r);
 	}
-	return best;
+	/* The only buffer that fits: a raise instead would waste bytes. */
+	return best == U32_MAX && avoided ? k->avoid : best;
 }
 
 /* Mark rank @r (starting at step @s) placed. */
@@ -824,7 +828,7 @@ static int svod_plan_sky_pass(struct svod_plan_sky *k, u64 *offsets, u64 *peak, 
  * Pass @p's settings: the first two are plain (forwards, backwards); then
  * each is at random either a fresh pass (direction, rule and noise in
  * turn) or the best pass so far up to a random decision before its first
- * waste, with another choice there and noise after.
+ * waste, with another choice there (when there is one) and noise after.
  */
 static void svod_plan_sky_setup(struct svod_plan_sky *k, u32 p)
 {
@@ -846,7 +850,8 @@ static void svod_plan_sky_setup(struct svod_plan_sky *k, u32 p)
  * The skyline passes within their budget (SVOD_PLAN_SKY_WORK steps, at
  * most SVOD_PLAN_SKY_PASSES passes): the best plan in @offsets, @scratch
  * for the others. The best has the lowest peak, then the latest first
- * waste; the passes stop at the lower bound @lb.
+ * waste; the passes stop at the lower bound @lb. A pass whose end
+ * overflows is dropped; -ERANGE only when every pass overflowed.
  */
 static int svod_plan_sky_best(struct svod_plan_sky *k, u64 lb, u32 n, u64 *offsets,
 			      u64 *scratch, u64 *peak, u32 *failed)
@@ -859,6 +864,8 @@ static int svod_plan_sky_best(struct svod_plan_sky *k, u64 lb, u32 n, u64 *offse
 	for (p = 0; p < passes && (!p || *peak > lb); p++) {
 		svod_plan_sky_setup(k, p);
 		err = svod_plan_sky_pass(k, scratch, &pk, &f);
+		if (err == -ERANGE)
+			continue;
 		if (err)
 			return err;
 		if (pk < *peak || (pk == *peak && k->waste > k->best_waste)) {
@@ -873,7 +880,7 @@ static int svod_plan_sky_best(struct svod_plan_sky *k, u64 lb, u32 n, u64 *offse
 			k->best_rule = k->rule;
 		}
 	}
-	return 0;
+	return *peak == U64_MAX ? -ERANGE : 0;
 }
 
 /**
