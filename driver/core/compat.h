@@ -119,9 +119,6 @@ typedef unsigned int __bitwise gfp_t;
 	type __v = (val), __l = (lo), __h = (hi);			\
 	__v < __l ? __l : __v > __h ? __h : __v;			\
 })
-#ifndef ARRAY_SIZE
-#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
-#endif
 #define check_add_overflow(a, b, d)	__builtin_add_overflow(a, b, d)
 
 /* A warning is a bug in the core or its caller: stop the program. */

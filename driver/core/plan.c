@@ -337,7 +337,6 @@ enum svod_plan_sky_rule {
  *	decisions if none did
  * @best_waste: the same for the best pass
  * @replay: this pass repeats the first @replay decisions of the best one
- * @avoid: rank the decision after those may not take, or U32_MAX
  * @rule: the key of this pass's picks
  * @noise: random tie-breaks and one pick in 20 at random
  * @best_rule: @rule of the best pass
@@ -366,7 +365,6 @@ struct svod_plan_sky {
 	u32 waste;
 	u32 best_waste;
 	u32 replay;
-	u32 avoid;
 	u32 rule;
 	bool noise;
 	u32 best_rule;
@@ -597,10 +595,10 @@ static u64 svod_plan_sky_key(struct svod_plan_sky *k, u32 i, u32 r, u32 s)
  * The buffer to place at step @s of segment @i: among the first
  * SVOD_PLAN_SKY_SCAN that end by the segment's end, latest end first, the
  * one with the highest key (with @noise: ties broken at random, and one
- * pick in 20 made at random), other than @k->avoid unless that is the only
+ * pick in 20 made at random), other than @avoid unless that is the only
  * one. Its rank, or U32_MAX when none ends by the segment's end.
  */
-static u32 svod_plan_sky_pick(struct svod_plan_sky *k, u32 i, u32 s)
+static u32 svod_plan_sky_pick(struct svod_plan_sky *k, u32 i, u32 s, u32 avoid)
 {
 	u32 r = svod_plan_sky_fit(k, s, k->seg[i].end), best = U32_MAX, n;
 	u64 key, best_key = 0, rnd;
@@ -616,8 +614,8 @@ static u32 svod_plan_sky_pick(struct svod_plan_sky *k, u32 i, u32 s)
 			if ((rnd >> 8) % 20 == 0)
 				key = U64_MAX;
 		}
-		avoided |= r == k->avoid;
-		if (r != k->avoid && (best == U32_MAX || key > best_key ||
+		avoided |= r == avoid;
+		if (r != avoid && (best == U32_MAX || key > best_key ||
 				      (key == best_key && tie > best_tie))) {
 			best = r;
 			best_key = key;
@@ -626,7 +624,7 @@ static u32 svod_plan_sky_pick(struct svod_plan_sky *k, u32 i, u32 s)
 		r = svod_plan_sky_below(k, s, r);
 	}
 	/* The only buffer that fits: a raise instead would waste bytes. */
-	return best == U32_MAX && avoided ? k->avoid : best;
+	return best == U32_MAX && avoided ? avoid : best;
 }
 
 /* Mark rank @r (starting at step @s) placed. */
@@ -752,7 +750,7 @@ static void svod_plan_sky_reset(struct svod_plan_sky *k)
 static u32 svod_plan_sky_decide(struct svod_plan_sky *k, u32 i, u32 t, u32 *s)
 {
 	bool back = k->d == &k->dir[1];
-	u32 r, b = t <= k->replay && k->replay ? k->best_log[t] : U32_MAX;
+	u32 r, avoid, b = t <= k->replay && k->replay ? k->best_log[t] : U32_MAX;
 
 	if (t < k->replay) {
 		if (b == U32_MAX)
@@ -760,15 +758,16 @@ static u32 svod_plan_sky_decide(struct svod_plan_sky *k, u32 i, u32 t, u32 *s)
 		*s = svod_plan_lo(k, b, back);
 		return k->d->rank[b];
 	}
-	k->avoid = b != U32_MAX ? k->d->rank[b] : U32_MAX;
+	/* At the replay point, another choice than the best pass's. */
+	avoid = b != U32_MAX ? k->d->rank[b] : U32_MAX;
 	*s = k->seg[i].start;
-	r = svod_plan_sky_pick(k, i, *s);
+	r = svod_plan_sky_pick(k, i, *s, avoid);
 	if (r != U32_MAX)
 		return r;
 	*s = svod_plan_sky_first_fit(k, *s + 1, k->seg[i].end);
 	if (*s == U32_MAX)
 		return U32_MAX;
-	r = svod_plan_sky_pick(k, i, *s);
+	r = svod_plan_sky_pick(k, i, *s, avoid);
 	if (r != U32_MAX && k->waste == U32_MAX)
 		k->waste = t;
 	return r;
