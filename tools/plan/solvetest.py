@@ -161,16 +161,29 @@ def check_random(plan, seed, block):
     return None
 
 
-def check(plan, plan_gen, seed, bufs, granule):
-    text = subprocess.run([plan_gen, "--rect", str(seed), str(bufs), str(granule)],
+def rect_instance(plan_gen, *args):
+    """A known-optimum instance (plan_gen --rect ARGS): its text and optimum."""
+    text = subprocess.run([plan_gen, "--rect"] + [str(a) for a in args],
                           capture_output=True, text=True, check=True).stdout
     opt = int([l for l in text.splitlines() if l.startswith("# optimum")][0].split()[2])
-    out, why = run_plan(plan, text, 1, "2")
+    return text, opt
+
+
+def run_solve(plan, text, seconds):
+    """The search's plan of @text (block 1), checked valid: (out, None), or
+    (None, why not)."""
+    out, why = run_plan(plan, text, 1, seconds)
     if why:
-        return why
+        return None, why
     if out.get("strategy") != "solve":
-        return "strategy %s" % out.get("strategy")
+        return None, "strategy %s" % out.get("strategy")
     why = check_valid(text, out["offsets"], int(out["peak"]), 1)
+    return (None, why) if why else (out, None)
+
+
+def check(plan, plan_gen, seed, bufs, granule):
+    text, opt = rect_instance(plan_gen, seed, bufs, granule)
+    out, why = run_solve(plan, text, "2")
     if why:
         return why
     if int(out["lower_bound"]) != opt or int(out["peak"]) != opt:
@@ -182,18 +195,11 @@ def check_hard(plan, plan_gen, seed, bufs):
     """A non-guillotine instance the search does not solve at once: the
     restarts below a prefix of the deepest partial plan (targets above the
     lower bound) must still give a valid plan, never above best's."""
-    text = subprocess.run([plan_gen, "--rect", str(seed), str(bufs), "1", "30"],
-                          capture_output=True, text=True, check=True).stdout
-    opt = int([l for l in text.splitlines() if l.startswith("# optimum")][0].split()[2])
+    text, opt = rect_instance(plan_gen, seed, bufs, 1, 30)
     base, why = run_plan(plan, text, 1)
     if why:
         return why
-    out, why = run_plan(plan, text, 1, "0.3")
-    if why:
-        return why
-    if out.get("strategy") != "solve":
-        return "strategy %s" % out.get("strategy")
-    why = check_valid(text, out["offsets"], int(out["peak"]), 1)
+    out, why = run_solve(plan, text, "0.3")
     if why:
         return why
     if int(out["peak"]) > int(base["peak"]):
