@@ -616,7 +616,7 @@ static u32 svod_plan_sky_pick(struct svod_plan_sky *k, u32 i, u32 s, u32 avoid)
 		}
 		avoided |= r == avoid;
 		if (r != avoid && (best == U32_MAX || key > best_key ||
-				      (key == best_key && tie > best_tie))) {
+				   (key == best_key && tie > best_tie))) {
 			best = r;
 			best_key = key;
 			best_tie = tie;
