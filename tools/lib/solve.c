@@ -96,6 +96,13 @@
 #define SOLVE_SHUFFLE	10
 /* Percent of the shuffled restarts that begin below a prefix of the path. */
 #define SOLVE_BASE	50
+/*
+ * Proven states kept: at most 2^this (16 bytes each), 256 per buffer; 0
+ * keeps none (tools/plan's test build compares the two searches).
+ */
+#ifndef SOLVE_TT_BITS
+#define SOLVE_TT_BITS	20
+#endif
 /* No target: larger than any floor the search can build. */
 #define SOLVE_INF	(1ULL << 63)
 
@@ -219,6 +226,14 @@ struct solve_frame {
  * @stop: end this search: a plan found or out of nodes or time
  * @found: this search found a plan within @target
  * @timeout: this search ran out of nodes or time
+ * @zob: XOR of @zkey over the placed buffers
+ * @prof: sum over the steps of floor[t] times a random weight (the weights
+ *	of steps in forward time, whichever way it runs)
+ * @zkey: per buffer, a random key
+ * @rpre: prefix sums of the random step weights, @steps + 1 of them
+ * @tt: the states proven to have no completion (solve_tt_store()): pairs
+ *	of a hash of @zob and @prof, and the highest target proven so
+ * @tt_mask: entries in @tt minus one (a power of two minus one)
  */
 struct solver {
 	struct solve_buf *b;
@@ -262,6 +277,12 @@ struct solver {
 	int stop;
 	int found;
 	int timeout;
+	uint64_t zob;
+	uint64_t prof;
+	uint64_t *zkey;
+	uint64_t *rpre;
+	uint64_t *tt;
+	uint64_t tt_mask;
 };
 
 static double solve_now(void)
@@ -521,6 +542,40 @@ static void solve_relink(struct solver *s, uint32_t i)
 	}
 }
 
+/* The floors of [@a, @b) rise by @d (mod 2^64): @prof follows. */
+static void solve_prof(struct solver *s, uint32_t a, uint32_t b, uint64_t d)
+{
+	uint32_t l = s->reversed ? s->steps - b : a, r = s->reversed ? s->steps - a : b;
+
+	s->prof += d * (s->rpre[r] - s->rpre[l]);
+}
+
+/* The state: which buffers are placed, and the floors. */
+static uint64_t solve_hash(const struct solver *s)
+{
+	return s->zob ^ (s->prof * 0x9E3779B97F4A7C15ULL + 0x632BE59BD9B4E019ULL);
+}
+
+/* The current state was proven to have no completion within the target. */
+static int solve_tt_failed(const struct solver *s)
+{
+	uint64_t h = solve_hash(s);
+	const uint64_t *e = &s->tt[2 * (h & s->tt_mask)];
+
+	return e[0] == h && e[1] >= s->target;
+}
+
+/* Prove it so: its search ended without a plan. The newest proof stays. */
+static void solve_tt_store(struct solver *s)
+{
+	uint64_t h = solve_hash(s), *e = &s->tt[2 * (h & s->tt_mask)];
+
+	if (e[0] != h || e[1] < s->target) {
+		e[0] = h;
+		e[1] = s->target;
+	}
+}
+
 /*
  * Place buffer @i on the flat floor @y0 of its steps: at y0 rounded up to
  * its alignment. The floor rises by the padding and the size, the key by
@@ -534,6 +589,8 @@ static void solve_place(struct solver *s, uint32_t i, uint64_t y0)
 	s->off[i] = x;
 	solve_unlink(s, i);
 	tree_add(&s->floor, b->lo, b->hi, x - y0 + b->size);
+	solve_prof(s, b->lo, b->hi, x - y0 + b->size);
+	s->zob ^= s->zkey[i];
 	if (x != y0)
 		tree_add(&s->key, b->lo, b->hi, x - y0);
 	s->placed++;
@@ -549,6 +606,8 @@ static void solve_unplace(struct solver *s, uint32_t i, uint64_t y0)
 	if (x != y0)
 		tree_add(&s->key, b->lo, b->hi, y0 - x);
 	tree_add(&s->floor, b->lo, b->hi, -(x - y0 + b->size));
+	solve_prof(s, b->lo, b->hi, -(x - y0 + b->size));
+	s->zob ^= s->zkey[i];
 	solve_relink(s, i);
 }
 
@@ -557,6 +616,7 @@ static void solve_waste(struct solver *s, uint32_t a, uint32_t b, uint64_t d)
 {
 	tree_add(&s->floor, a, b, d);
 	tree_add(&s->key, a, b, d);
+	solve_prof(s, a, b, d);
 }
 
 /* Undo what frame @f did last. */
@@ -917,6 +977,9 @@ static int solve_push(struct solver *s)
 	f->raise = 0;
 	f->phase = 0;
 	solve_shuffle(s, f);
+	/* Reached before and searched to its end: nothing to try. */
+	if (s->tt && s->target < SOLVE_INF && solve_tt_failed(s))
+		f->phase = 3;
 	return 0;
 }
 
@@ -969,6 +1032,8 @@ static int solve_dfs(struct solver *s)
 		f = &s->stack[s->depth - 1];
 		solve_undo(s, f);
 		if (err || s->stop || !solve_next(s, f)) {
+			if (!err && !s->stop && s->tt && s->target < SOLVE_INF)
+				solve_tt_store(s);
 			s->depth--;
 			continue;
 		}
@@ -1018,6 +1083,9 @@ static void solve_free(struct solver *s)
 	free(s->cover);
 	free(s->kvals);
 	free(s->tmp);
+	free(s->zkey);
+	free(s->rpre);
+	free(s->tt);
 	tree_free(&s->floor);
 	tree_free(&s->key);
 }
@@ -1193,7 +1261,7 @@ static int solve_reverse(struct solver *s)
 /* The search's arrays, once the sizes are known to fit in 62 bits. */
 static int solve_alloc(struct solver *s)
 {
-	uint32_t i;
+	uint32_t i, bits;
 	int err;
 
 	for (i = 0; i < 2; i++) {
@@ -1223,6 +1291,20 @@ static int solve_alloc(struct solver *s)
 		s->rng = (s->rng ^ s->b[i].size ^ (uint64_t)s->b[i].hi << 32) *
 			 0x9E3779B97F4A7C15ULL + s->b[i].lo;
 	s->rng |= 1;
+	for (bits = 8; bits < SOLVE_TT_BITS && (1ULL << bits) < 256ULL * s->m; bits++)
+		;
+	s->zkey = malloc(((size_t)s->m + 1) * sizeof(*s->zkey));
+	s->rpre = malloc(((size_t)s->steps + 1) * sizeof(*s->rpre));
+	if (SOLVE_TT_BITS)
+		s->tt = calloc(2ULL << bits, sizeof(*s->tt));
+	if (!s->zkey || !s->rpre || (SOLVE_TT_BITS && !s->tt))
+		return -ENOMEM;
+	s->tt_mask = (1ULL << bits) - 1;
+	for (i = 0; i < s->m; i++)
+		s->zkey[i] = solve_rand(s);
+	s->rpre[0] = 0;
+	for (i = 0; i < s->steps; i++)
+		s->rpre[i + 1] = s->rpre[i] + (solve_rand(s) | 1);
 	/* A node costs O(steps) at worst: read the clock often on long traces. */
 	s->clock_mask = s->steps > 1024 ? 0 : 1023;
 	return err;
@@ -1555,6 +1637,83 @@ static int solve_search(struct solver *s, double seconds)
 }
 
 /**
+ * struct solve_seg - a time segment: events with nothing live around them
+ * @first: its first event
+ * @end: one past its last event
+ * @bufs: its ALLOC events
+ */
+struct solve_seg {
+	uint32_t first;
+	uint32_t end;
+	uint32_t bufs;
+};
+
+static int solve_seg_cmp(const void *pa, const void *pb)
+{
+	const struct solve_seg *x = pa, *y = pb;
+
+	if (x->bufs != y->bufs)
+		return x->bufs < y->bufs ? -1 : 1;
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/*
+ * One time segment: @n events with nothing live before or after them.
+ * Its plan is searched down to @goal at best (the whole trace's lower
+ * bound: no lower peak helps). *@peak, *@nodes and *@optimal (the peak is
+ * the segment's optimum, or within @goal) are set on success. Return: 0,
+ * -ENOSPC (sizes past 2^62 and no valid hint), -E2BIG or -ENOMEM.
+ */
+static int solve_segment(const struct svod_plan_event *ev, uint32_t n, uint64_t block_size,
+			 uint64_t goal, double seconds, const uint64_t *hint, uint64_t *offsets,
+			 uint64_t *peak, uint64_t *nodes, int *optimal)
+{
+	struct solver s = { .best_peak = UINT64_MAX, .target = SOLVE_INF };
+	uint32_t *last = malloc(((size_t)n + 1) * sizeof(*last)), failed, i;
+	uint64_t bytes;
+	int err;
+
+	if (!last)
+		return -ENOMEM;
+	err = solve_pair(ev, n, last, &failed);
+	if (!err)
+		err = solve_init(&s, ev, n, last, block_size, &bytes);
+	if (!err) {
+		s.best = malloc(((size_t)s.m + 1) * sizeof(*s.best));
+		err = s.best ? 0 : -ENOMEM;
+	}
+	if (err)
+		goto out;
+	s.lb = solve_lower_bound(ev, n, last);
+	s.lb = solve_max(s.lb, goal);
+	if (hint)
+		solve_hint(&s, hint);
+	if (s.m && bytes < SOLVE_MAX_BYTES) {
+		err = solve_alloc(&s);
+		if (!err)
+			err = solve_search(&s, seconds);
+		if (err < 0)
+			goto out;
+		*optimal = err;
+		err = 0;
+	} else if (!s.m) {
+		*optimal = 1;
+		s.best_peak = 0;
+	} else if (s.best_peak == UINT64_MAX) {
+		err = -ENOSPC;
+		goto out;
+	}
+	*nodes += s.nodes;
+	*peak = s.best_peak;
+	for (i = 0; i < s.m; i++)
+		offsets[s.b[i].event] = s.best[i];
+out:
+	free(last);
+	solve_free(&s);
+	return err;
+}
+
+/**
  * svod_plan_solve() - search for a plan with the lowest peak
  * @ev: @n events, as for SVOD_IOCTL_PLAN
  * @n: number of events
@@ -1564,70 +1723,79 @@ static int solve_search(struct solver *s, double seconds)
  * @offsets: out: @n offsets, SVOD_PLAN_NO_OFFSET for FREE events
  * @res: out: peak, lower bound, nodes, failing event, optimality
  *
- * Branch and bound (see the top of this file) until the peak meets the
- * lower bound or @p->seconds have passed (without a valid @hint, the first
- * greedy dive always runs to its end). @res->optimal is set when the peak
- * meets the lower bound or a search ended without a plan below it.
+ * The events split where nothing is live: each time segment is its own
+ * problem, searched on its own (in order, each given the budget left in
+ * proportion to its buffers). Branch and bound (see the top of this file)
+ * until its peak meets the lower bound or its time has passed (without a
+ * valid @hint, its first greedy dive always runs to its end).
+ * @res->optimal is set when the peak meets the lower bound or a search
+ * ended without a plan below it.
  *
  * Context: any thread; allocates memory (O(n)).
  * Return: 0; -EINVAL for a bad parameter or a malformed event
  * (@res->failed_event says which); -ENOSPC if the best plan does not fit
- * the arena (or, without a valid @hint, if the sizes and alignments sum to
- * 2^62 bytes or more: not searched); -E2BIG for more than 64M pairs of
- * buffers live at once; -ENOMEM.
+ * the arena (or, without a valid @hint, if the sizes and alignments of a
+ * segment sum to 2^62 bytes or more: not searched); -E2BIG for more than
+ * 64M pairs of buffers live at once in a segment; -ENOMEM.
  */
 int svod_plan_solve(const struct svod_plan_event *ev, uint32_t n,
 		    const struct svod_solve_params *p, const uint64_t *hint,
 		    uint64_t *offsets, struct svod_solve_result *res)
 {
-	struct solver s = { .best_peak = UINT64_MAX, .target = SOLVE_INF };
-	uint32_t *last = NULL, i;
-	uint64_t bytes;
-	int err;
+	double end = solve_now() + p->seconds, left;
+	uint32_t *last = NULL, i, k = 0, bufs = 0;
+	struct solve_seg *seg = NULL;
+	uint64_t live = 0, peak;
+	int err, opt;
 
-	*res = (struct svod_solve_result){ .failed_event = UINT32_MAX };
+	*res = (struct svod_solve_result){ .failed_event = UINT32_MAX, .optimal = 1 };
 	for (i = 0; i < n; i++)
 		offsets[i] = SVOD_PLAN_NO_OFFSET;
 	if (!p->block_size || !p->arena_size || !(p->seconds >= 0))
 		return -EINVAL;
 	last = malloc(((size_t)n + 1) * sizeof(*last));
-	if (!last)
-		return -ENOMEM;
-	err = solve_pair(ev, n, last, &res->failed_event);
-	if (!err)
-		err = solve_init(&s, ev, n, last, p->block_size, &bytes);
-	if (!err) {
-		s.best = malloc(((size_t)s.m + 1) * sizeof(*s.best));
-		err = s.best ? 0 : -ENOMEM;
+	seg = malloc(((size_t)n + 1) * sizeof(*seg));
+	if (!last || !seg) {
+		err = -ENOMEM;
+		goto out;
 	}
+	err = solve_pair(ev, n, last, &res->failed_event);
 	if (err)
 		goto out;
-	res->lower_bound = s.lb = solve_lower_bound(ev, n, last);
-	if (hint)
-		solve_hint(&s, hint);
-	if (s.m && bytes < SOLVE_MAX_BYTES) {
-		err = solve_alloc(&s);
-		if (!err)
-			err = solve_search(&s, p->seconds);
-		if (err < 0)
-			goto out;
-		res->optimal = err;
-		err = 0;
-	} else if (!s.m) {
-		res->optimal = 1;
-		s.best_peak = 0;
-	} else if (s.best_peak == UINT64_MAX) {
-		err = -ENOSPC;
-		goto out;
+	res->lower_bound = solve_lower_bound(ev, n, last);
+	/* The segments end where nothing is live. */
+	for (i = 0; i < n; i++) {
+		if (!i || !live)
+			seg[k++] = (struct solve_seg){ .first = i };
+		seg[k - 1].bufs += ev[i].op == SVOD_PLAN_ALLOC;
+		seg[k - 1].end = i + 1;
+		bufs += ev[i].op == SVOD_PLAN_ALLOC;
+		live += ev[i].op == SVOD_PLAN_ALLOC ? 1 : -1;
 	}
-	res->nodes = s.nodes;
-	res->peak = s.best_peak;
-	for (i = 0; i < s.m; i++)
-		offsets[s.b[i].event] = s.best[i];
+	/* The smallest first: what they leave of their share goes to the rest. */
+	qsort(seg, k, sizeof(*seg), solve_seg_cmp);
+	for (i = 0; i < k; i++) {
+		left = end - solve_now();
+		left = left > 0 && bufs ? left * seg[i].bufs / bufs : 0;
+		err = solve_segment(ev + seg[i].first, seg[i].end - seg[i].first, p->block_size,
+				    res->lower_bound, left, hint ? hint + seg[i].first : NULL,
+				    offsets + seg[i].first, &peak, &res->nodes, &opt);
+		if (err)
+			goto out;
+		/* The plan is optimal if a segment with its peak is. */
+		if (peak > res->peak)
+			res->optimal = opt;
+		else if (peak == res->peak)
+			res->optimal |= opt;
+		res->peak = solve_max(res->peak, peak);
+		bufs -= seg[i].bufs;
+	}
+	if (res->peak <= res->lower_bound)
+		res->optimal = 1;
 	if (res->peak > p->arena_size)
 		err = -ENOSPC;
 out:
+	free(seg);
 	free(last);
-	solve_free(&s);
 	return err;
 }
