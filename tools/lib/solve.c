@@ -1291,7 +1291,7 @@ static int solve_alloc(struct solver *s)
 		s->rng = (s->rng ^ s->b[i].size ^ (uint64_t)s->b[i].hi << 32) *
 			 0x9E3779B97F4A7C15ULL + s->b[i].lo;
 	s->rng |= 1;
-	for (bits = 8; bits < SOLVE_TT_BITS && (1ULL << bits) < 256ULL * s->m; bits++)
+	for (bits = 8; (int)bits < SOLVE_TT_BITS && (1ULL << bits) < 256ULL * s->m; bits++)
 		;
 	s->zkey = malloc(((size_t)s->m + 1) * sizeof(*s->zkey));
 	s->rpre = malloc(((size_t)s->steps + 1) * sizeof(*s->rpre));

@@ -347,6 +347,62 @@ static int check_solve(struct svod_plan_event *ev, u64 *off, u64 *off2)
 	return bad || missed;
 }
 
+/* tools/lib/solve.c built with no table of proven states (Makefile). */
+int svod_plan_solve_plain(const struct svod_plan_event *ev, uint32_t n,
+			  const struct svod_solve_params *p, const uint64_t *hint,
+			  uint64_t *offsets, struct svod_solve_result *res);
+
+/*
+ * The proven states (solve.c's table) lose no plan: on 300 small random
+ * traces (aligned, 10-17 buffers), where the search with and the search
+ * without the table both prove their peak optimal, the peaks are equal;
+ * and a 790-buffer known-optimum instance of ten time segments is solved.
+ */
+static int check_proofs(struct svod_plan_event *ev, u64 *off)
+{
+	static const uint64_t aligns[] = { 0, 0, 1, 2, 4, 8 };
+	const struct svod_solve_params sp = { 1, 1ULL << 40, 0.05 };
+	struct svod_solve_result r1, r2;
+	int seed, differ = 0, proven = 0, gap = 0;
+	uint64_t opt, peak;
+	double took;
+	uint32_t n;
+
+	for (seed = 0; seed < 300; seed++) {
+		uint64_t st = seed * 7919 + 1, live[32];
+		uint32_t nl = 0, id = 0, nb = 10 + plan_gen_rand(&st) % 8;
+
+		for (n = 0; id < nb || nl;) {
+			if (nl && (id == nb || plan_gen_rand(&st) % 100 < 40)) {
+				uint32_t k = plan_gen_rand(&st) % nl;
+
+				ev[n++] = (struct svod_plan_event){ .op = SVOD_PLAN_FREE, .id = live[k] };
+				live[k] = live[--nl];
+				continue;
+			}
+			ev[n++] = (struct svod_plan_event){ .op = SVOD_PLAN_ALLOC, .id = id,
+				.size = 1 + plan_gen_rand(&st) % 20,
+				.align = aligns[plan_gen_rand(&st) % ARRAY_SIZE(aligns)] };
+			live[nl++] = id++;
+		}
+		if (svod_plan_solve(ev, n, &sp, NULL, (uint64_t *)off, &r1) ||
+		    svod_plan_solve_plain(ev, n, &sp, NULL, (uint64_t *)off, &r2))
+			return 1;
+		if (r1.optimal && r2.optimal) {
+			proven++;
+			gap += r2.peak > r2.lower_bound;
+			differ += r1.peak != r2.peak;
+		}
+	}
+	n = plan_gen_rect(503, 790, 1, 30, ev, &opt);
+	peak = solve(ev, n, 1, 5.0, NULL, off, &took);
+	printf("%s - plan solve: proven states lose no plan (%d of %d proven alike, %d above "
+	       "the bound, %d differ); 790 buffers in ten segments at %.3f the optimum\n",
+	       differ || gap < 10 || peak != opt ? "not ok" : "ok", proven - differ, proven, gap,
+	       differ, (double)peak / opt);
+	return differ || gap < 10 || peak != opt;
+}
+
 static int check(void)
 {
 	struct svod_plan_event *ev = calloc(BENCH_BIG, sizeof(*ev));
@@ -400,6 +456,7 @@ static int check(void)
 	printf("%s - plan %u-event trace: tlsf valid and deterministic, best valid (no E2BIG)\n",
 	       why ? "not ok" : "ok", n);
 	rc |= check_solve(ev, off, off2);
+	rc |= check_proofs(ev, off);
 	free(off2);
 	free(off);
 	free(ev);
