@@ -1658,34 +1658,29 @@ static int solve_seg_cmp(const void *pa, const void *pb)
 }
 
 /*
- * One time segment: @n events with nothing live before or after them.
- * Its plan is searched down to @goal at best (the whole trace's lower
- * bound: no lower peak helps). *@peak, *@nodes and *@optimal (the peak is
+ * One time segment: @n events with nothing live before or after them,
+ * paired by solve_pair() (@last relative to @ev). Its plan is searched
+ * down to @goal at best (the whole trace's lower bound, never below the
+ * segment's own: no lower peak helps). *@peak, *@nodes and *@optimal (the peak is
  * the segment's optimum, or within @goal) are set on success. Return: 0,
  * -ENOSPC (sizes past 2^62 and no valid hint), -E2BIG or -ENOMEM.
  */
-static int solve_segment(const struct svod_plan_event *ev, uint32_t n, uint64_t block_size,
-			 uint64_t goal, double seconds, const uint64_t *hint, uint64_t *offsets,
-			 uint64_t *peak, uint64_t *nodes, int *optimal)
+static int solve_segment(const struct svod_plan_event *ev, uint32_t n, const uint32_t *last,
+			 uint64_t block_size, uint64_t goal, double seconds, const uint64_t *hint,
+			 uint64_t *offsets, uint64_t *peak, uint64_t *nodes, int *optimal)
 {
-	struct solver s = { .best_peak = UINT64_MAX, .target = SOLVE_INF };
-	uint32_t *last = malloc(((size_t)n + 1) * sizeof(*last)), failed, i;
+	struct solver s = { .best_peak = UINT64_MAX, .target = SOLVE_INF, .lb = goal };
 	uint64_t bytes;
+	uint32_t i;
 	int err;
 
-	if (!last)
-		return -ENOMEM;
-	err = solve_pair(ev, n, last, &failed);
-	if (!err)
-		err = solve_init(&s, ev, n, last, block_size, &bytes);
+	err = solve_init(&s, ev, n, last, block_size, &bytes);
 	if (!err) {
 		s.best = malloc(((size_t)s.m + 1) * sizeof(*s.best));
 		err = s.best ? 0 : -ENOMEM;
 	}
 	if (err)
 		goto out;
-	s.lb = solve_lower_bound(ev, n, last);
-	s.lb = solve_max(s.lb, goal);
 	if (hint)
 		solve_hint(&s, hint);
 	if (s.m && bytes < SOLVE_MAX_BYTES) {
@@ -1708,7 +1703,6 @@ static int solve_segment(const struct svod_plan_event *ev, uint32_t n, uint64_t 
 	for (i = 0; i < s.m; i++)
 		offsets[s.b[i].event] = s.best[i];
 out:
-	free(last);
 	solve_free(&s);
 	return err;
 }
@@ -1767,6 +1761,9 @@ int svod_plan_solve(const struct svod_plan_event *ev, uint32_t n,
 	for (i = 0; i < n; i++) {
 		if (!i || !live)
 			seg[k++] = (struct solve_seg){ .first = i };
+		/* A buffer is freed within its segment: make @last relative. */
+		if (ev[i].op == SVOD_PLAN_ALLOC)
+			last[i] -= seg[k - 1].first;
 		seg[k - 1].bufs += ev[i].op == SVOD_PLAN_ALLOC;
 		seg[k - 1].end = i + 1;
 		bufs += ev[i].op == SVOD_PLAN_ALLOC;
@@ -1777,9 +1774,10 @@ int svod_plan_solve(const struct svod_plan_event *ev, uint32_t n,
 	for (i = 0; i < k; i++) {
 		left = end - solve_now();
 		left = left > 0 && bufs ? left * seg[i].bufs / bufs : 0;
-		err = solve_segment(ev + seg[i].first, seg[i].end - seg[i].first, p->block_size,
-				    res->lower_bound, left, hint ? hint + seg[i].first : NULL,
-				    offsets + seg[i].first, &peak, &res->nodes, &opt);
+		err = solve_segment(ev + seg[i].first, seg[i].end - seg[i].first,
+				    last + seg[i].first, p->block_size, res->lower_bound, left,
+				    hint ? hint + seg[i].first : NULL, offsets + seg[i].first,
+				    &peak, &res->nodes, &opt);
 		if (err)
 			goto out;
 		/* The plan is optimal if a segment with its peak is. */
