@@ -203,11 +203,10 @@ struct solve_frame {
  *	no completion has a lower peak than its maximum
  * @reach: scratch: per step, the @stamp of the last chain search reaching it
  * @stamp: the current chain search
- * @vals: scratch: per step, its floor
+ * @vals: per step, its floor (as @floor; read in O(1))
  * @cover: scratch: per step, bytes of the buffers within a valley
- * @kvals: scratch: per step, its key (if @spare)
+ * @kvals: per step, its key (as @key)
  * @spare: some step has bytes to spare (solve_kvals())
- * @tmp: scratch: per tree node
  * @stack: the search path
  * @depth: frames on @stack
  * @cap: room on @stack
@@ -258,7 +257,6 @@ struct solver {
 	uint64_t *cover;
 	uint64_t *kvals;
 	int spare;
-	uint64_t *tmp;
 	struct solve_frame *stack;
 	uint32_t depth;
 	uint32_t cap;
@@ -392,17 +390,6 @@ static void tree_add(struct solve_tree *t, uint32_t l, uint32_t r, uint64_t v)
 	}
 }
 
-/* The value at step @i. */
-static uint64_t tree_get(const struct solve_tree *t, uint32_t i)
-{
-	uint32_t x = t->leaves + i;
-	uint64_t v = 0;
-
-	for (; x; x >>= 1)
-		v += t->n[x].ad;
-	return v;
-}
-
 /* The leftmost step holding the minimum. */
 static uint32_t tree_argmin(const struct solve_tree *t)
 {
@@ -441,37 +428,6 @@ static uint32_t tree_above(const struct solve_tree *t, uint32_t l, uint64_t y)
 	return r == SOLVE_NONE ? t->steps : r;
 }
 
-/*
- * The step inside [@l, @r) whose value differs from @y in node @x, nearest
- * @l if @left, else nearest @r; SOLVE_NONE if none.
- */
-static uint32_t tree_diff_node(const struct solve_tree *t, uint32_t x, uint32_t nl,
-			       uint32_t nr, uint32_t l, uint32_t r, uint64_t y,
-			       uint64_t acc, int left)
-{
-	uint32_t mid = nl + (nr - nl) / 2, k;
-
-	if (r <= nl || nr <= l || nl >= t->steps)
-		return SOLVE_NONE;
-	if (t->n[x].mn + acc == y && t->n[x].mx + acc == y)
-		return SOLVE_NONE;
-	if (x >= t->leaves)
-		return nl;
-	acc += t->n[x].ad;
-	k = tree_diff_node(t, left ? 2 * x : 2 * x + 1, left ? nl : mid, left ? mid : nr,
-			   l, r, y, acc, left);
-	if (k == SOLVE_NONE)
-		k = tree_diff_node(t, left ? 2 * x + 1 : 2 * x, left ? mid : nl,
-				   left ? nr : mid, l, r, y, acc, left);
-	return k;
-}
-
-static uint32_t tree_diff(const struct solve_tree *t, uint32_t l, uint32_t r, uint64_t y,
-			  int left)
-{
-	return tree_diff_node(t, 1, 0, t->leaves, l, r, y, 0, left);
-}
-
 /* The largest value over steps [@l, @r) in node @x. */
 static uint64_t tree_max_node(const struct solve_tree *t, uint32_t x, uint32_t nl,
 			      uint32_t nr, uint32_t l, uint32_t r)
@@ -492,26 +448,10 @@ static uint64_t tree_max(const struct solve_tree *t, uint32_t l, uint32_t r)
 }
 
 /* Every step's value into @out (@tmp: scratch, a value per node). */
-static void tree_values(const struct solve_tree *t, uint64_t *tmp, uint64_t *out)
-{
-	uint32_t x;
-
-	tmp[1] = t->n[1].ad;
-	for (x = 2; x < 2 * t->leaves; x++)
-		tmp[x] = tmp[x >> 1] + t->n[x].ad;
-	for (x = 0; x < t->steps; x++)
-		out[x] = tmp[t->leaves + x];
-}
-
-/*
- * The key of every step into @s->kvals, unless no byte is to spare
- * anywhere (then solve_slack() needs none).
- */
+/* Is any byte to spare (a key below the target)? Before solve_slack(). */
 static void solve_kvals(struct solver *s)
 {
 	s->spare = s->key.n[1].mn < s->target;
-	if (s->spare)
-		tree_values(&s->key, s->tmp, s->kvals);
 }
 
 /* Bytes to spare at step @t (after solve_kvals()). */
@@ -576,6 +516,13 @@ static void solve_tt_store(struct solver *s)
 	}
 }
 
+/* Add @d (mod 2^64) to @v over [@l, @r): the trees' values, read in O(1). */
+static void solve_vadd(uint64_t *v, uint32_t l, uint32_t r, uint64_t d)
+{
+	for (; l < r; l++)
+		v[l] += d;
+}
+
 /*
  * Place buffer @i on the flat floor @y0 of its steps: at y0 rounded up to
  * its alignment. The floor rises by the padding and the size, the key by
@@ -589,10 +536,13 @@ static void solve_place(struct solver *s, uint32_t i, uint64_t y0)
 	s->off[i] = x;
 	solve_unlink(s, i);
 	tree_add(&s->floor, b->lo, b->hi, x - y0 + b->size);
+	solve_vadd(s->vals, b->lo, b->hi, x - y0 + b->size);
 	solve_prof(s, b->lo, b->hi, x - y0 + b->size);
 	s->zob ^= s->zkey[i];
-	if (x != y0)
+	if (x != y0) {
 		tree_add(&s->key, b->lo, b->hi, x - y0);
+		solve_vadd(s->kvals, b->lo, b->hi, x - y0);
+	}
 	s->placed++;
 }
 
@@ -603,9 +553,12 @@ static void solve_unplace(struct solver *s, uint32_t i, uint64_t y0)
 
 	s->placed--;
 	s->off[i] = UINT64_MAX;
-	if (x != y0)
+	if (x != y0) {
 		tree_add(&s->key, b->lo, b->hi, y0 - x);
+		solve_vadd(s->kvals, b->lo, b->hi, y0 - x);
+	}
 	tree_add(&s->floor, b->lo, b->hi, -(x - y0 + b->size));
+	solve_vadd(s->vals, b->lo, b->hi, -(x - y0 + b->size));
 	solve_prof(s, b->lo, b->hi, -(x - y0 + b->size));
 	s->zob ^= s->zkey[i];
 	solve_relink(s, i);
@@ -616,6 +569,8 @@ static void solve_waste(struct solver *s, uint32_t a, uint32_t b, uint64_t d)
 {
 	tree_add(&s->floor, a, b, d);
 	tree_add(&s->key, a, b, d);
+	solve_vadd(s->vals, a, b, d);
+	solve_vadd(s->kvals, a, b, d);
 	solve_prof(s, a, b, d);
 }
 
@@ -738,9 +693,9 @@ static int solve_next(struct solver *s, struct solve_frame *f)
 		f->phase = 3;
 		if (!f->a && f->b == s->steps)
 			return 0;
-		up = f->a ? tree_get(&s->floor, f->a - 1) : UINT64_MAX;
+		up = f->a ? s->vals[f->a - 1] : UINT64_MAX;
 		if (f->b < s->steps)
-			up = solve_min(up, tree_get(&s->floor, f->b));
+			up = solve_min(up, s->vals[f->b]);
 		f->raise = up - f->y0;
 		solve_waste(s, f->a, f->b, f->raise);
 		return 1;
@@ -791,9 +746,9 @@ static int solve_chain(struct solver *s, uint32_t l, uint32_t r, uint64_t y)
 		return 0;
 	/* Below the lower wall, only buffers within the valley can go. */
 	if (l)
-		depth = tree_get(&s->floor, l - 1) - y;
+		depth = s->vals[l - 1] - y;
 	if (r < s->steps)
-		depth = solve_min(depth, tree_get(&s->floor, r) - y);
+		depth = solve_min(depth, s->vals[r] - y);
 	if (depth == UINT64_MAX)
 		return 1;
 	for (t = l; t < r; t++) {
@@ -810,18 +765,21 @@ static int solve_chain(struct solver *s, uint32_t l, uint32_t r, uint64_t y)
  */
 static int solve_run_ok(struct solver *s, uint32_t t)
 {
-	uint64_t y = tree_get(&s->floor, t);
-	uint32_t l, r;
+	const uint64_t *v = s->vals, y = v[t];
+	uint32_t l = t, r = t + 1;
 
 	if (y >= s->target)
 		return 1;
-	l = tree_diff(&s->floor, 0, t, y, 0);
-	if (l != SOLVE_NONE && tree_get(&s->floor, l) < y)
+	/* The run: as long as a valley's width, which solve_chain() scans. */
+	while (l && v[l - 1] == y)
+		l--;
+	if (l && v[l - 1] < y)
 		return 1;
-	r = tree_diff(&s->floor, t + 1, s->steps, y, 1);
-	if (r != SOLVE_NONE && tree_get(&s->floor, r) < y)
+	while (r < s->steps && v[r] == y)
+		r++;
+	if (r < s->steps && v[r] < y)
 		return 1;
-	return solve_chain(s, l == SOLVE_NONE ? 0 : l + 1, r == SOLVE_NONE ? s->steps : r, y);
+	return solve_chain(s, l, r, y);
 }
 
 /*
@@ -921,7 +879,6 @@ static void solve_valley(struct solver *s, struct solve_frame *f)
 			f->side = 1;
 		}
 	}
-	tree_values(&s->floor, s->tmp, v);
 	for (l = 0; l < s->steps; l = r) {
 		y = v[l];
 		for (r = l + 1; r < s->steps && v[r] == y; r++)
@@ -1082,7 +1039,6 @@ static void solve_free(struct solver *s)
 	free(s->vals);
 	free(s->cover);
 	free(s->kvals);
-	free(s->tmp);
 	free(s->zkey);
 	free(s->rpre);
 	free(s->tt);
@@ -1218,7 +1174,7 @@ static int solve_init(struct solver *s, const struct svod_plan_event *ev, uint32
 	return pairs > SOLVE_MAX_PAIRS ? -E2BIG : 0;
 }
 
-/* The key tree: per step, the bytes of the buffers live there. */
+/* The key: per step, the bytes of the buffers live there (no floor yet). */
 static int solve_keys(struct solver *s)
 {
 	uint64_t *rem = calloc((size_t)s->steps + 1, sizeof(*rem));
@@ -1233,6 +1189,7 @@ static int solve_keys(struct solver *s)
 	}
 	for (t = 1; t < s->steps; t++)
 		rem[t] += rem[t - 1];
+	memcpy(s->kvals, rem, (size_t)s->steps * sizeof(*s->kvals));
 	tree_free(&s->key);
 	err = tree_init(&s->key, s->steps, rem);
 	free(rem);
@@ -1279,11 +1236,10 @@ static int solve_alloc(struct solver *s)
 	memset(s->part, 0xff, ((size_t)s->m + 1) * sizeof(*s->part));
 	err = tree_init(&s->floor, s->steps, NULL);
 	if (!err) {
-		s->vals = malloc(((size_t)s->steps + 1) * sizeof(*s->vals));
+		s->vals = calloc((size_t)s->steps + 1, sizeof(*s->vals));
 		s->cover = malloc(((size_t)s->steps + 1) * sizeof(*s->cover));
 		s->kvals = malloc(((size_t)s->steps + 1) * sizeof(*s->kvals));
-		s->tmp = malloc(2 * (size_t)s->floor.leaves * sizeof(*s->tmp));
-		err = s->vals && s->cover && s->kvals && s->tmp ? solve_keys(s) : -ENOMEM;
+		err = s->vals && s->cover && s->kvals ? solve_keys(s) : -ENOMEM;
 	}
 	if (!err)
 		err = solve_lists(s);
