@@ -1597,11 +1597,15 @@ static int solve_search(struct solver *s, double seconds)
  * @first: its first event
  * @end: one past its last event
  * @bufs: its ALLOC events
+ * @optimal: its plan is proven optimal (or meets the goal)
+ * @peak: its plan's peak
  */
 struct solve_seg {
 	uint32_t first;
 	uint32_t end;
 	uint32_t bufs;
+	int optimal;
+	uint64_t peak;
 };
 
 static int solve_seg_cmp(const void *pa, const void *pb)
@@ -1663,6 +1667,31 @@ out:
 	return err;
 }
 
+/*
+ * Search segment @sg again for @seconds, from its plan in @offsets (the
+ * whole trace's), which it replaces when better. Return: as solve_segment().
+ */
+static int solve_seg_again(const struct svod_plan_event *ev, const uint32_t *last,
+			   uint64_t block_size, uint64_t goal, double seconds,
+			   struct solve_seg *sg, uint64_t *offsets, uint64_t *nodes)
+{
+	uint32_t n = sg->end - sg->first;
+	uint64_t *plan = malloc(((size_t)n + 1) * sizeof(*plan)), *hint = offsets + sg->first;
+	int err;
+
+	if (!plan)
+		return -ENOMEM;
+	/* Its FREE events keep SVOD_PLAN_NO_OFFSET. */
+	memcpy(plan, hint, n * sizeof(*plan));
+	err = solve_segment(ev + sg->first, n, last + sg->first, block_size, goal, seconds,
+			    hint, plan, &sg->peak, nodes, &sg->optimal);
+	/* Never worse than the hint: it is valid, the search starts from it. */
+	if (!err)
+		memcpy(hint, plan, n * sizeof(*plan));
+	free(plan);
+	return err;
+}
+
 /**
  * svod_plan_solve() - search for a plan with the lowest peak
  * @ev: @n events, as for SVOD_IOCTL_PLAN
@@ -1675,7 +1704,8 @@ out:
  *
  * The events split where nothing is live: each time segment is its own
  * problem, searched on its own (in order, each given the budget left in
- * proportion to its buffers). Branch and bound (see the top of this file)
+ * proportion to its buffers; then the time left goes to the one with the
+ * highest peak, searched again from its plan). Branch and bound (see the top of this file)
  * until its peak meets the lower bound or its time has passed (without a
  * valid @hint, its first greedy dive always runs to its end).
  * @res->optimal is set when the peak meets the lower bound or a search
@@ -1693,10 +1723,10 @@ int svod_plan_solve(const struct svod_plan_event *ev, uint32_t n,
 		    uint64_t *offsets, struct svod_solve_result *res)
 {
 	double end = solve_now() + p->seconds, left;
-	uint32_t *last = NULL, i, k = 0, bufs = 0;
+	uint32_t *last = NULL, i, j, k = 0, bufs = 0;
 	struct solve_seg *seg = NULL;
 	uint64_t live = 0, peak;
-	int err, opt;
+	int err;
 
 	*res = (struct svod_solve_result){ .failed_event = UINT32_MAX, .optimal = 1 };
 	for (i = 0; i < n; i++)
@@ -1733,16 +1763,38 @@ int svod_plan_solve(const struct svod_plan_event *ev, uint32_t n,
 		err = solve_segment(ev + seg[i].first, seg[i].end - seg[i].first,
 				    last + seg[i].first, p->block_size, res->lower_bound, left,
 				    hint ? hint + seg[i].first : NULL, offsets + seg[i].first,
-				    &peak, &res->nodes, &opt);
+				    &seg[i].peak, &res->nodes, &seg[i].optimal);
 		if (err)
 			goto out;
-		/* The plan is optimal if a segment with its peak is. */
-		if (peak > res->peak)
-			res->optimal = opt;
-		else if (peak == res->peak)
-			res->optimal |= opt;
-		res->peak = solve_max(res->peak, peak);
 		bufs -= seg[i].bufs;
+	}
+	/*
+	 * The peak is the highest segment's: what time is left goes to it,
+	 * from its plan so far, while it is not proven optimal.
+	 */
+	while (k > 1 && (left = end - solve_now()) > 0) {
+		for (i = 0, j = 0; i < k; i++)
+			if (seg[i].peak > seg[j].peak ||
+			    (seg[i].peak == seg[j].peak && !seg[i].optimal))
+				j = i;
+		if (seg[j].optimal)
+			break;
+		peak = seg[j].peak;
+		err = solve_seg_again(ev, last, p->block_size, res->lower_bound, left, &seg[j],
+				      offsets, &res->nodes);
+		if (err)
+			goto out;
+		/* No better and not proven: it had all the time there was. */
+		if (seg[j].peak >= peak && !seg[j].optimal)
+			break;
+	}
+	for (i = 0; i < k; i++) {
+		/* The plan is optimal if a segment with its peak is. */
+		if (seg[i].peak > res->peak)
+			res->optimal = seg[i].optimal;
+		else if (seg[i].peak == res->peak)
+			res->optimal |= seg[i].optimal;
+		res->peak = solve_max(res->peak, seg[i].peak);
 	}
 	if (res->peak <= res->lower_bound)
 		res->optimal = 1;

@@ -403,6 +403,28 @@ static int check_proofs(struct svod_plan_event *ev, u64 *off)
 	return differ || gap < 10 || peak != opt;
 }
 
+/*
+ * The time left goes to the segment with the highest peak: a 946-buffer
+ * instance (its hardest segment, 70 buffers, needs some 200,000 nodes)
+ * followed by a 5000-buffer one of a lower optimum, 2 s in all. A share
+ * in proportion to the buffers (the hard segment's, 0.02 s) is not enough.
+ */
+static int check_segments(struct svod_plan_event *ev, u64 *off)
+{
+	uint64_t opt, opt2, peak;
+	uint32_t n, n2, i;
+	double took;
+
+	n = plan_gen_rect(654, 946, 256, 30, ev, &opt);
+	n2 = plan_gen_rect(2, 5000, 256, 0, ev + n, &opt2);
+	for (i = n; i < n + n2; i++)
+		ev[i].id += n;
+	peak = solve(ev, n + n2, 1, 2.0, NULL, off, &took);
+	printf("%s - plan solve: time left to the highest segment: %.3f the optimum in %.2f s\n",
+	       opt2 < opt && peak == opt ? "ok" : "not ok", (double)peak / opt, took);
+	return opt2 >= opt || peak != opt;
+}
+
 static int check(void)
 {
 	struct svod_plan_event *ev = calloc(BENCH_BIG, sizeof(*ev));
@@ -457,6 +479,7 @@ static int check(void)
 	       why ? "not ok" : "ok", n);
 	rc |= check_solve(ev, off, off2);
 	rc |= check_proofs(ev, off);
+	rc |= check_segments(ev, off);
 	free(off2);
 	free(off);
 	free(ev);
