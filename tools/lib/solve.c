@@ -1527,7 +1527,8 @@ static int solve_restarts(struct solver *s, uint64_t target, double end)
 		s->shuffle = r > 2 ? SOLVE_SHUFFLE : 0;
 		base = s->path_len && (r > 2 || target > s->lb) &&
 		       solve_rand(s) % 100 < SOLVE_BASE;
-		if (r > 1 && (!base || s->reversed != s->path_reversed)) {
+		/* A base is replayed in the direction it was found in. */
+		if (base ? s->reversed != s->path_reversed : r > 1) {
 			ret = solve_reverse(s);
 			if (ret)
 				return ret;

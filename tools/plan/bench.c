@@ -31,6 +31,8 @@
 #define CHECK_TRACES	200
 /* Known-optimum instances of the benchmark (times 4 with --long). */
 #define BENCH_HARD	60
+/* Buffers of the brute-force check. */
+#define BRUTE_MAX	9
 
 static double now(void)
 {
@@ -403,6 +405,111 @@ static int check_proofs(struct svod_plan_event *ev, u64 *off)
 	return differ || gap < 10 || peak != opt;
 }
 
+/* Brute force over small traces: buffers by offset, each on 0 or on one below. */
+struct brute {
+	uint64_t size[BRUTE_MAX], align[BRUTE_MAX], off[BRUTE_MAX], cap;
+	uint32_t lo[BRUTE_MAX], hi[BRUTE_MAX], n;
+};
+
+static int brute_meet(const struct brute *b, uint32_t i, uint32_t j)
+{
+	return b->lo[i] < b->hi[j] && b->lo[j] < b->hi[i];
+}
+
+/* Place the buffers not in @mask at offsets @last or above: 1 if they fit. */
+static int brute_fits(struct brute *b, uint32_t mask, uint64_t last)
+{
+	uint32_t i, j, k;
+	uint64_t o;
+
+	if (mask == (1U << b->n) - 1)
+		return 1;
+	for (i = 0; i < b->n; i++) {
+		if (mask & 1U << i)
+			continue;
+		/* Candidates: 0, then the aligned top of each placed buffer it meets. */
+		for (k = 0; k <= b->n; k++) {
+			if (k < b->n && (!(mask & 1U << k) || !brute_meet(b, i, k)))
+				continue;
+			o = k < b->n ? b->off[k] + b->size[k] : 0;
+			o = (o + b->align[i] - 1) / b->align[i] * b->align[i];
+			if (o < last || o + b->size[i] > b->cap)
+				continue;
+			for (j = 0; j < b->n; j++)
+				if ((mask & 1U << j) && brute_meet(b, i, j) &&
+				    o < b->off[j] + b->size[j] && b->off[j] < o + b->size[i])
+					break;
+			if (j < b->n)
+				continue;
+			b->off[i] = o;
+			if (brute_fits(b, mask | 1U << i, o))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The search is complete: on 200 random traces of 6-9 buffers (sizes
+ * 1-12, alignments up to 8), from no hint, its plans are valid, it proves
+ * a peak optimal (none open) and that peak is the brute-force optimum
+ * (none off). A branch that misses packings (one that skips a buffer it
+ * should try, a waste that rises too far) or a restart replaying its base
+ * wrong fails it.
+ */
+static int check_brute(struct svod_plan_event *ev, u64 *off)
+{
+	static const uint64_t aligns[] = { 0, 0, 1, 2, 4, 8 };
+	const struct svod_solve_params sp = { 1, 1ULL << 40, 1.0 };
+	struct svod_solve_result r;
+	int seed, wrong = 0, unproven = 0, invalid = 0, rc;
+	const char *why;
+	struct brute b;
+
+	for (seed = 0; seed < 200; seed++) {
+		uint64_t st = seed * 104729 + 7, live[BRUTE_MAX];
+		uint32_t nl = 0, n, i, idx[BRUTE_MAX];
+
+		b.n = 6 + plan_gen_rand(&st) % 4;
+		for (n = 0, i = 0; i < b.n || nl;) {
+			if (nl && (i == b.n || plan_gen_rand(&st) % 100 < 45)) {
+				uint32_t k = plan_gen_rand(&st) % nl;
+
+				b.hi[idx[k]] = n;
+				ev[n] = (struct svod_plan_event){ .op = SVOD_PLAN_FREE };
+				ev[n++].id = live[k];
+				live[k] = live[--nl];
+				idx[k] = idx[nl];
+				continue;
+			}
+			b.size[i] = 1 + plan_gen_rand(&st) % 12;
+			b.align[i] = aligns[plan_gen_rand(&st) % ARRAY_SIZE(aligns)];
+			ev[n++] = (struct svod_plan_event){ .op = SVOD_PLAN_ALLOC, .id = i,
+				.size = b.size[i], .align = b.align[i] };
+			b.align[i] = b.align[i] ? b.align[i] : 1;
+			b.lo[i] = n - 1;
+			idx[nl] = i;
+			live[nl++] = i++;
+		}
+		if (svod_plan_solve(ev, n, &sp, NULL, (uint64_t *)off, &r)) {
+			printf("not ok - plan solve: brute-force trace %d refused\n", seed);
+			return 1;
+		}
+		why = plan_check(1ULL << 40, 1, ev, n, off, r.peak, r.lower_bound);
+		if (why)
+			printf("# plan solve: brute-force trace %d: %s\n", seed, why);
+		invalid += !!why;
+		for (b.cap = r.lower_bound; !brute_fits(&b, 0, 0); b.cap++)
+			;
+		wrong += r.peak != b.cap;
+		unproven += !r.optimal;
+	}
+	rc = invalid || wrong || unproven;
+	printf("%s - plan solve: complete on 200 traces of 6-9 buffers (%d bad, %d off, %d open)\n",
+	       rc ? "not ok" : "ok", invalid, wrong, unproven);
+	return rc;
+}
+
 /*
  * The time left goes to the segment with the highest peak: a 946-buffer
  * instance (its hardest segment, 70 buffers, needs some 200,000 nodes)
@@ -480,6 +587,7 @@ static int check(void)
 	rc |= check_solve(ev, off, off2);
 	rc |= check_proofs(ev, off);
 	rc |= check_segments(ev, off);
+	rc |= check_brute(ev, off);
 	free(off2);
 	free(off);
 	free(ev);
