@@ -13,11 +13,15 @@
  * leftmost run of steps at the lowest floor y0: a buffer covering (a, y0)
  * starts at a and ends by b. A node tries (i) the unplaced buffers starting
  * at a and ending by b, at y0 rounded up to their alignment, (ii) with
- * bytes to spare, those starting at a later step of the segment, (iii) the
+ * bytes to spare, those starting at a later step c of the segment, the
+ * steps [a, c) then raised to the lower of their neighbours (the buffer
+ * is the leftmost on the floor: none is placed in [a, c) at y0 after it,
+ * so the same packing is not reached again by (i) below), (iii) the
  * waste: the segment raised to the lower of its neighbours. The form is
  * complete: push every buffer of a packing down as far as it goes; the
  * leftmost one then sitting on the segment's floor (aligned) is a branch,
- * and without one, nothing lies below the lower neighbour. So a search
+ * nothing lies below the lower neighbour left of it, and without one,
+ * nothing lies below the lower neighbour at all. So a search
  * that ends without a plan proves there is none within its target (for
  * tilings, with no byte to spare anywhere, (i) alone is complete).
  *
@@ -152,7 +156,8 @@ struct solve_tree {
 /**
  * struct solve_frame - one node of the depth-first search
  * @y0: the lowest floor
- * @raise: what this node's waste branch raised [@a, @b) by, 0 if none
+ * @raise: what this node raised [@a, @b) by (its waste branch), or
+ *	[@a, @c) (under the buffer it placed at @c), 0 if none
  * @a: first step of the lowest segment (leftmost run of steps at @y0)
  * @b: one past its last step
  * @c: step whose candidates are being tried
@@ -577,10 +582,10 @@ static void solve_waste(struct solver *s, uint32_t a, uint32_t b, uint64_t d)
 /* Undo what frame @f did last. */
 static void solve_undo(struct solver *s, struct solve_frame *f)
 {
+	if (f->raise)
+		solve_waste(s, f->a, f->cur != SOLVE_NONE ? f->c : f->b, -f->raise);
 	if (f->cur != SOLVE_NONE)
 		solve_unplace(s, f->cur, f->y0);
-	else if (f->raise)
-		solve_waste(s, f->a, f->b, -f->raise);
 	f->cur = SOLVE_NONE;
 	f->raise = 0;
 }
@@ -662,8 +667,9 @@ static uint32_t solve_second(const struct solver *s, const struct solve_frame *f
 }
 
 /*
- * Apply frame @f's next branch: a buffer at (a, y0), one at (c, y0), then
- * the waste (the segment raised to its lower neighbour). 0 when none left.
+ * Apply frame @f's next branch: a buffer at (a, y0), one at (c, y0) with
+ * [a, c) given up, then the waste (the segment raised to its lower
+ * neighbour). 0 when none left.
  */
 static int solve_next(struct solver *s, struct solve_frame *f)
 {
@@ -678,8 +684,13 @@ static int solve_next(struct solver *s, struct solve_frame *f)
 		/* fall through */
 	case 1:
 		while (f->c != SOLVE_NONE) {
-			if (f->c != f->a && solve_next_buf(s, f))
+			if (f->c != f->a && solve_next_buf(s, f)) {
+				/* The leftmost on the floor: nothing below it in [a, c). */
+				up = f->a ? s->vals[f->a - 1] : UINT64_MAX;
+				f->raise = solve_min(up, s->vals[f->c]) - f->y0;
+				solve_waste(s, f->a, f->c, f->raise);
 				return 1;
+			}
 			f->c = solve_second(s, f, f->c + 1);
 			if (f->c == SOLVE_NONE)
 				break;
@@ -1398,8 +1409,8 @@ static void solve_replay(struct solver *s, uint32_t k)
 
 		if (f->cur != SOLVE_NONE)
 			solve_place(s, f->cur, f->y0);
-		else if (f->raise)
-			solve_waste(s, f->a, f->b, f->raise);
+		if (f->raise)
+			solve_waste(s, f->a, f->cur != SOLVE_NONE ? f->c : f->b, f->raise);
 	}
 	s->base_len = k;
 }
