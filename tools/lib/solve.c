@@ -25,13 +25,15 @@
  * that ends without a plan proves there is none within its target (for
  * tilings, with no byte to spare anywhere, (i) alone is complete).
  *
- * Bound, in O(log S) per node (S steps): a segment tree (range add, max)
- * over key[t] = floor[t] + the bytes of the unplaced buffers live at t.
+ * Bound: key[t] = floor[t] + the bytes of the unplaced buffers live at t.
  * Placing on a flat floor leaves it unchanged but for alignment padding;
  * a waste raises it. No completion has a lower peak than its maximum, so
- * a branch ends when it passes the target. A second tree (min, max) over
- * the floors gives y0, a and b. Undo is the inverse range add; the search
- * runs on an explicit stack (its depth reaches the number of buffers).
+ * a branch ends when it passes the target: a count of the steps above the
+ * target, kept as keys change (O(steps changed)), says when. A segment
+ * tree (range add, min) over the floors gives y0, a and b in O(log S) (S
+ * steps); floors and keys are also kept per step, read in O(1). Undo is
+ * the inverse add; the search runs on an explicit stack (its depth reaches
+ * the number of buffers).
  *
  * A cell must be covered where its step has no byte to spare (its key at
  * the target). So in every valley (a run of steps between higher floors)
@@ -204,13 +206,14 @@ struct solve_frame {
  * @path_reversed: @reversed when @path was taken
  * @base_len: frames of @path replayed before this search (its base)
  * @floor: per step, the top of what was placed (or given up) there
- * @key: per step, @floor plus the bytes of the unplaced buffers live there:
- *	no completion has a lower peak than its maximum
  * @reach: scratch: per step, the @stamp of the last chain search reaching it
  * @stamp: the current chain search
  * @vals: per step, its floor (as @floor; read in O(1))
  * @cover: scratch: per step, bytes of the buffers within a valley
- * @kvals: per step, its key (as @key)
+ * @kvals: per step, its key: its floor plus the bytes of the unplaced
+ *	buffers live there (no completion has a lower peak than their maximum)
+ * @full: steps whose key is at or above @target (none to spare)
+ * @over: steps whose key is above @target (the branch ends)
  * @spare: some step has bytes to spare (solve_kvals())
  * @stack: the search path
  * @depth: frames on @stack
@@ -255,12 +258,13 @@ struct solver {
 	int path_reversed;
 	uint32_t base_len;
 	struct solve_tree floor;
-	struct solve_tree key;
 	uint32_t *reach;
 	uint32_t stamp;
 	uint64_t *vals;
 	uint64_t *cover;
 	uint64_t *kvals;
+	uint32_t full;
+	uint32_t over;
 	int spare;
 	struct solve_frame *stack;
 	uint32_t depth;
@@ -433,30 +437,11 @@ static uint32_t tree_above(const struct solve_tree *t, uint32_t l, uint64_t y)
 	return r == SOLVE_NONE ? t->steps : r;
 }
 
-/* The largest value over steps [@l, @r) in node @x. */
-static uint64_t tree_max_node(const struct solve_tree *t, uint32_t x, uint32_t nl,
-			      uint32_t nr, uint32_t l, uint32_t r)
-{
-	uint32_t mid = nl + (nr - nl) / 2;
-
-	if (r <= nl || nr <= l)
-		return 0;
-	if (l <= nl && nr <= r)
-		return t->n[x].mx;
-	return t->n[x].ad + solve_max(tree_max_node(t, 2 * x, nl, mid, l, r),
-				      tree_max_node(t, 2 * x + 1, mid, nr, l, r));
-}
-
-static uint64_t tree_max(const struct solve_tree *t, uint32_t l, uint32_t r)
-{
-	return tree_max_node(t, 1, 0, t->leaves, l, r);
-}
-
 /* Every step's value into @out (@tmp: scratch, a value per node). */
 /* Is any byte to spare (a key below the target)? Before solve_slack(). */
 static void solve_kvals(struct solver *s)
 {
-	s->spare = s->key.n[1].mn < s->target;
+	s->spare = s->full < s->steps;
 }
 
 /* Bytes to spare at step @t (after solve_kvals()). */
@@ -528,6 +513,32 @@ static void solve_vadd(uint64_t *v, uint32_t l, uint32_t r, uint64_t d)
 		v[l] += d;
 }
 
+/* The same for the keys, counting the steps at and above the target. */
+static void solve_kadd(struct solver *s, uint32_t l, uint32_t r, uint64_t d)
+{
+	uint64_t *v = s->kvals, o;
+
+	for (; l < r; l++) {
+		o = v[l];
+		v[l] += d;
+		s->full += (v[l] >= s->target) - (o >= s->target);
+		s->over += (v[l] > s->target) - (o > s->target);
+	}
+}
+
+/* Count them again: the target changed. */
+static void solve_kcount(struct solver *s)
+{
+	uint32_t t;
+
+	s->full = 0;
+	s->over = 0;
+	for (t = 0; t < s->steps; t++) {
+		s->full += s->kvals[t] >= s->target;
+		s->over += s->kvals[t] > s->target;
+	}
+}
+
 /*
  * Place buffer @i on the flat floor @y0 of its steps: at y0 rounded up to
  * its alignment. The floor rises by the padding and the size, the key by
@@ -544,10 +555,8 @@ static void solve_place(struct solver *s, uint32_t i, uint64_t y0)
 	solve_vadd(s->vals, b->lo, b->hi, x - y0 + b->size);
 	solve_prof(s, b->lo, b->hi, x - y0 + b->size);
 	s->zob ^= s->zkey[i];
-	if (x != y0) {
-		tree_add(&s->key, b->lo, b->hi, x - y0);
-		solve_vadd(s->kvals, b->lo, b->hi, x - y0);
-	}
+	if (x != y0)
+		solve_kadd(s, b->lo, b->hi, x - y0);
 	s->placed++;
 }
 
@@ -558,10 +567,8 @@ static void solve_unplace(struct solver *s, uint32_t i, uint64_t y0)
 
 	s->placed--;
 	s->off[i] = UINT64_MAX;
-	if (x != y0) {
-		tree_add(&s->key, b->lo, b->hi, y0 - x);
-		solve_vadd(s->kvals, b->lo, b->hi, y0 - x);
-	}
+	if (x != y0)
+		solve_kadd(s, b->lo, b->hi, y0 - x);
 	tree_add(&s->floor, b->lo, b->hi, -(x - y0 + b->size));
 	solve_vadd(s->vals, b->lo, b->hi, -(x - y0 + b->size));
 	solve_prof(s, b->lo, b->hi, -(x - y0 + b->size));
@@ -573,9 +580,8 @@ static void solve_unplace(struct solver *s, uint32_t i, uint64_t y0)
 static void solve_waste(struct solver *s, uint32_t a, uint32_t b, uint64_t d)
 {
 	tree_add(&s->floor, a, b, d);
-	tree_add(&s->key, a, b, d);
 	solve_vadd(s->vals, a, b, d);
-	solve_vadd(s->kvals, a, b, d);
+	solve_kadd(s, a, b, d);
 	solve_prof(s, a, b, d);
 }
 
@@ -653,7 +659,7 @@ static int solve_next_buf(struct solver *s, struct solve_frame *f)
 static uint32_t solve_second(const struct solver *s, const struct solve_frame *f,
 				 uint32_t from)
 {
-	uint32_t c;
+	uint32_t c, t;
 
 	for (c = from; c < f->b; c++) {
 		uint32_t tail = s->prv[0][s->m + c];
@@ -661,8 +667,12 @@ static uint32_t solve_second(const struct solver *s, const struct solve_frame *f
 		if (tail != s->m + c && s->b[tail].hi <= f->b)
 			break;
 	}
-	if (c >= f->b || tree_max(&s->key, f->a, c) >= s->target)
+	if (c >= f->b)
 		return SOLVE_NONE;
+	/* [a, @from - 1) was checked by the call that returned @from - 1. */
+	for (t = from - 1; t < c; t++)
+		if (s->kvals[t] >= s->target)
+			return SOLVE_NONE;
 	return c;
 }
 
@@ -1005,7 +1015,7 @@ static int solve_dfs(struct solver *s)
 			s->depth--;
 			continue;
 		}
-		if (s->key.n[1].mx > s->target)
+		if (s->over)
 			continue;
 		if (f->phase == 0 && f->cur != SOLVE_NONE && !solve_valleys(s, f))
 			continue;
@@ -1054,7 +1064,6 @@ static void solve_free(struct solver *s)
 	free(s->rpre);
 	free(s->tt);
 	tree_free(&s->floor);
-	tree_free(&s->key);
 }
 
 /* qsort has no context argument: the solver being sorted for (per thread). */
@@ -1186,25 +1195,18 @@ static int solve_init(struct solver *s, const struct svod_plan_event *ev, uint32
 }
 
 /* The key: per step, the bytes of the buffers live there (no floor yet). */
-static int solve_keys(struct solver *s)
+static void solve_keys(struct solver *s)
 {
-	uint64_t *rem = calloc((size_t)s->steps + 1, sizeof(*rem));
+	uint64_t *k = s->kvals;
 	uint32_t i, t;
-	int err;
 
-	if (!rem)
-		return -ENOMEM;
+	memset(k, 0, ((size_t)s->steps + 1) * sizeof(*k));
 	for (i = 0; i < s->m; i++) {
-		rem[s->b[i].lo] += s->b[i].size;
-		rem[s->b[i].hi] -= s->b[i].size;
+		k[s->b[i].lo] += s->b[i].size;
+		k[s->b[i].hi] -= s->b[i].size;
 	}
 	for (t = 1; t < s->steps; t++)
-		rem[t] += rem[t - 1];
-	memcpy(s->kvals, rem, (size_t)s->steps * sizeof(*s->kvals));
-	tree_free(&s->key);
-	err = tree_init(&s->key, s->steps, rem);
-	free(rem);
-	return err;
+		k[t] += k[t - 1];
 }
 
 /*
@@ -1214,7 +1216,6 @@ static int solve_keys(struct solver *s)
 static int solve_reverse(struct solver *s)
 {
 	uint32_t i, lo;
-	int err;
 
 	for (i = 0; i < s->m; i++) {
 		lo = s->b[i].lo;
@@ -1222,8 +1223,8 @@ static int solve_reverse(struct solver *s)
 		s->b[i].hi = s->steps - lo;
 	}
 	s->reversed = !s->reversed;
-	err = solve_keys(s);
-	return err ? err : solve_lists(s);
+	solve_keys(s);
+	return solve_lists(s);
 }
 
 /* The search's arrays, once the sizes are known to fit in 62 bits. */
@@ -1250,7 +1251,9 @@ static int solve_alloc(struct solver *s)
 		s->vals = calloc((size_t)s->steps + 1, sizeof(*s->vals));
 		s->cover = malloc(((size_t)s->steps + 1) * sizeof(*s->cover));
 		s->kvals = malloc(((size_t)s->steps + 1) * sizeof(*s->kvals));
-		err = s->vals && s->cover && s->kvals ? solve_keys(s) : -ENOMEM;
+		err = s->vals && s->cover && s->kvals ? 0 : -ENOMEM;
+		if (!err)
+			solve_keys(s);
 	}
 	if (!err)
 		err = solve_lists(s);
@@ -1389,6 +1392,7 @@ static int solve_try(struct solver *s, uint64_t target, double deadline, uint64_
 
 	s->node_limit = nodes > UINT64_MAX - s->nodes ? UINT64_MAX : s->nodes + nodes;
 	s->target = target;
+	solve_kcount(s);
 	s->deadline = deadline;
 	s->stop = 0;
 	s->found = 0;
