@@ -29,9 +29,10 @@
  * Placing on a flat floor leaves it unchanged but for alignment padding;
  * a waste raises it. No completion has a lower peak than its maximum, so
  * a branch ends when it passes the target: a count of the steps above the
- * target, kept as keys change (O(steps changed)), says when. A segment
- * tree (range add, min) over the floors gives y0, a and b in O(log S) (S
- * steps); floors and keys are also kept per step, read in O(1). Undo is
+ * target, kept as keys change (O(steps changed)), says when. Floors and
+ * keys are kept per step; a scan of the floors gives y0, a and b (on more
+ * than 1024 steps, a segment tree over them, range add and min, in O(log
+ * S) for S steps: up to there the scan costs less than the tree). Undo is
  * the inverse add; the search runs on an explicit stack (its depth reaches
  * the number of buffers).
  *
@@ -109,6 +110,8 @@
 #ifndef SOLVE_TT_BITS
 #define SOLVE_TT_BITS	20
 #endif
+/* Up to this many steps, the lowest floor is found by a scan, not a tree. */
+#define SOLVE_SCAN_STEPS	1024
 /* No target: larger than any floor the search can build. */
 #define SOLVE_INF	(1ULL << 63)
 
@@ -205,7 +208,9 @@ struct solve_frame {
  * @path_placed: buffers placed along @path
  * @path_reversed: @reversed when @path was taken
  * @base_len: frames of @path replayed before this search (its base)
- * @floor: per step, the top of what was placed (or given up) there
+ * @floor: per step, the top of what was placed (or given up) there, as a
+ *	tree (range add, min) when there are more than SOLVE_SCAN_STEPS steps,
+ *	else none (@floor.n NULL: @vals is scanned)
  * @reach: scratch: per step, the @stamp of the last chain search reaching it
  * @stamp: the current chain search
  * @vals: per step, its floor (as @floor; read in O(1))
@@ -551,7 +556,8 @@ static void solve_place(struct solver *s, uint32_t i, uint64_t y0)
 
 	s->off[i] = x;
 	solve_unlink(s, i);
-	tree_add(&s->floor, b->lo, b->hi, x - y0 + b->size);
+	if (s->floor.n)
+		tree_add(&s->floor, b->lo, b->hi, x - y0 + b->size);
 	solve_vadd(s->vals, b->lo, b->hi, x - y0 + b->size);
 	solve_prof(s, b->lo, b->hi, x - y0 + b->size);
 	s->zob ^= s->zkey[i];
@@ -569,7 +575,8 @@ static void solve_unplace(struct solver *s, uint32_t i, uint64_t y0)
 	s->off[i] = UINT64_MAX;
 	if (x != y0)
 		solve_kadd(s, b->lo, b->hi, y0 - x);
-	tree_add(&s->floor, b->lo, b->hi, -(x - y0 + b->size));
+	if (s->floor.n)
+		tree_add(&s->floor, b->lo, b->hi, -(x - y0 + b->size));
 	solve_vadd(s->vals, b->lo, b->hi, -(x - y0 + b->size));
 	solve_prof(s, b->lo, b->hi, -(x - y0 + b->size));
 	s->zob ^= s->zkey[i];
@@ -579,7 +586,8 @@ static void solve_unplace(struct solver *s, uint32_t i, uint64_t y0)
 /* Give up [@a, @b) up to @d bytes higher: the floor and the key rise. */
 static void solve_waste(struct solver *s, uint32_t a, uint32_t b, uint64_t d)
 {
-	tree_add(&s->floor, a, b, d);
+	if (s->floor.n)
+		tree_add(&s->floor, a, b, d);
 	solve_vadd(s->vals, a, b, d);
 	solve_kadd(s, a, b, d);
 	solve_prof(s, a, b, d);
@@ -928,6 +936,31 @@ static void solve_valley(struct solver *s, struct solve_frame *f)
 	}
 }
 
+/*
+ * The lowest segment: from the tree over the floors on long traces, else
+ * by a scan of them (cheaper than keeping the tree).
+ */
+static void solve_lowest(const struct solver *s, struct solve_frame *f)
+{
+	const uint64_t *v = s->vals;
+	uint32_t t, a = 0;
+
+	if (s->floor.n) {
+		f->y0 = s->floor.n[1].mn;
+		f->a = tree_argmin(&s->floor);
+		f->b = tree_above(&s->floor, f->a, f->y0);
+		return;
+	}
+	for (t = 1; t < s->steps; t++)
+		if (v[t] < v[a])
+			a = t;
+	for (t = a + 1; t < s->steps && v[t] == v[a]; t++)
+		;
+	f->y0 = v[a];
+	f->a = a;
+	f->b = t;
+}
+
 /* A new frame for the current state: its lowest segment. */
 static int solve_push(struct solver *s)
 {
@@ -943,9 +976,7 @@ static int solve_push(struct solver *s)
 		s->cap = cap;
 	}
 	f = &s->stack[s->depth++];
-	f->y0 = s->floor.n[1].mn;
-	f->a = tree_argmin(&s->floor);
-	f->b = tree_above(&s->floor, f->a, f->y0);
+	solve_lowest(s, f);
 	f->side = 0;
 	solve_valley(s, f);
 	f->c = f->side ? f->b - 1 : f->a;
@@ -1246,7 +1277,7 @@ static int solve_alloc(struct solver *s)
 		return -ENOMEM;
 	memset(s->off, 0xff, ((size_t)s->m + 1) * sizeof(*s->off));
 	memset(s->part, 0xff, ((size_t)s->m + 1) * sizeof(*s->part));
-	err = tree_init(&s->floor, s->steps, NULL);
+	err = s->steps > SOLVE_SCAN_STEPS ? tree_init(&s->floor, s->steps, NULL) : 0;
 	if (!err) {
 		s->vals = calloc((size_t)s->steps + 1, sizeof(*s->vals));
 		s->cover = malloc(((size_t)s->steps + 1) * sizeof(*s->cover));
