@@ -1048,6 +1048,9 @@ static int solve_dfs(struct solver *s)
 		}
 		if (s->over)
 			continue;
+		/* solve_push() reads its entry: load it while the checks run. */
+		if (s->tt)
+			__builtin_prefetch(&s->tt[2 * (solve_hash(s) & s->tt_mask)]);
 		if (f->phase == 0 && f->cur != SOLVE_NONE && !solve_valleys(s, f))
 			continue;
 		/* Keep deeper partial plans (in strides: each costs O(m)). */
