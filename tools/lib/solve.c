@@ -23,7 +23,10 @@
  * nothing lies below the lower neighbour left of it, and without one,
  * nothing lies below the lower neighbour at all. So a search
  * that ends without a plan proves there is none within its target (for
- * tilings, with no byte to spare anywhere, (i) alone is complete).
+ * tilings, with no byte to spare anywhere, (i) alone is complete). The
+ * argument holds in any valley (a run of steps whose neighbours are both
+ * higher), not only the lowest: a node may fill another one (first fail,
+ * below; above the lower bound, the one beside the last move).
  *
  * Bound: key[t] = floor[t] + the bytes of the unplaced buffers live at t.
  * Placing on a flat floor leaves it unchanged but for alignment padding;
@@ -744,6 +747,22 @@ static uint32_t solve_stamp(struct solver *s)
 }
 
 /*
+ * The run of steps around step @t at its floor, [@l, @r) (as long as it
+ * is: no longer than what solve_chain() then scans). 1 if it is a valley:
+ * both its neighbours higher (or the ends of time).
+ */
+static int solve_run(const struct solver *s, uint32_t t, uint32_t *l, uint32_t *r)
+{
+	const uint64_t *v = s->vals, y = v[t];
+
+	for (*l = t; *l && v[*l - 1] == y; (*l)--)
+		;
+	for (*r = t + 1; *r < s->steps && v[*r] == y; (*r)++)
+		;
+	return (!*l || v[*l - 1] > y) && (*r == s->steps || v[*r] > y);
+}
+
+/*
  * Can the valley [@l, @r) at floor @y (walls higher on both sides) still
  * be filled? Where no byte is to spare (every key at the target), its
  * bottom row must be covered by unplaced buffers within the valley lying
@@ -794,21 +813,11 @@ static int solve_chain(struct solver *s, uint32_t l, uint32_t r, uint64_t y)
  */
 static int solve_run_ok(struct solver *s, uint32_t t)
 {
-	const uint64_t *v = s->vals, y = v[t];
-	uint32_t l = t, r = t + 1;
+	uint32_t l, r;
 
-	if (y >= s->target)
+	if (s->vals[t] >= s->target || !solve_run(s, t, &l, &r))
 		return 1;
-	/* The run: as long as a valley's width, which solve_chain() scans. */
-	while (l && v[l - 1] == y)
-		l--;
-	if (l && v[l - 1] < y)
-		return 1;
-	while (r < s->steps && v[r] == y)
-		r++;
-	if (r < s->steps && v[r] < y)
-		return 1;
-	return solve_chain(s, l, r, y);
+	return solve_chain(s, l, r, s->vals[t]);
 }
 
 /*
@@ -961,6 +970,48 @@ static void solve_lowest(const struct solver *s, struct solve_frame *f)
 	f->b = t;
 }
 
+/*
+ * Above the lower bound, with bytes to spare: fill the valley beside what
+ * frame @up just did (on it, left or right of it), the lowest of them, not
+ * the lowest segment anywhere. Any valley is a complete branch point (see
+ * the top of this file), and this one keeps the search in one part of
+ * time until it is closed: filling the lowest segment first interleaves
+ * independent parts, and a dead end in one was searched again under every
+ * choice made meanwhile in the others.
+ */
+static void solve_focus(struct solver *s, struct solve_frame *f, const struct solve_frame *up)
+{
+	uint32_t lo = up->a, hi = up->b, t[3], k, l, r, a = 0, b = 0;
+	uint64_t y = UINT64_MAX;
+
+	if (s->target <= s->lb)
+		return;
+	solve_kvals(s);
+	if (!s->spare)
+		return;
+	if (up->cur != SOLVE_NONE) {
+		lo = s->b[up->cur].lo;
+		hi = s->b[up->cur].hi;
+	}
+	t[0] = lo;
+	t[1] = lo ? lo - 1 : lo;
+	t[2] = hi < s->steps ? hi : lo;
+	for (k = 0; k < 3; k++) {
+		if (!solve_run(s, t[k], &l, &r))
+			continue;
+		if (s->vals[l] < y || (s->vals[l] == y && l < a)) {
+			y = s->vals[l];
+			a = l;
+			b = r;
+		}
+	}
+	if (y != UINT64_MAX) {
+		f->y0 = y;
+		f->a = a;
+		f->b = b;
+	}
+}
+
 /* A new frame for the current state: its lowest segment. */
 static int solve_push(struct solver *s)
 {
@@ -977,6 +1028,8 @@ static int solve_push(struct solver *s)
 	}
 	f = &s->stack[s->depth++];
 	solve_lowest(s, f);
+	if (s->depth > 1)
+		solve_focus(s, f, f - 1);
 	f->side = 0;
 	solve_valley(s, f);
 	f->c = f->side ? f->b - 1 : f->a;
