@@ -72,22 +72,29 @@
  *
  * Measured (-O2, 1 s per instance, 2-core machine): known-optimum
  * instances of 100-1000 buffers (tools/plan/rect.h, plan_bench --hard's
- * 60): guillotine tilings all solved to the optimum (median 2-3 ms,
- * slowest 0.05 s); non-guillotine, 20 or 21 of 30 (median 2 ms, slowest
- * 0.5 s), the other 10 (699-998 buffers, BEST 1.16-1.23x) end 1.00-1.23x
- * the optimum (before the restarts below the path: 1.02-1.23x); two (840
- * and 967 buffers) stay at or near BEST's plan, so the worst is
- * 1.216-1.225; median 1.000 for every kind. MiniMalloc's asplos2024
- * instances A-K (150-450 buffers): A, B, C, F, G, H at the lower bound
- * within 0.35 s; D, E, I, J, K at 1.00-1.07x it (D 1.053, E 1.06-1.07,
- * I 1.000-1.007, J 1.05-1.07, K 1.026 from run to run; before the restarts
- * below the path: 1.007-1.078, K 1.061; the MiniMalloc-style search
- * before this one: 1.07-1.21x). 0.2 to 1.1 million nodes/s at 100-1000
- * buffers. Tried, no gain: a large neighbourhood
- * search on the best plan (a window of steps or a band of heights searched
- * again, the rest fixed as floor and as a ceiling folded into the key:
- * nearly every window proven infeasible at once), greedy completions of
- * prefixes of the path, descending one byte below the best peak.
+ * 60): 55 or 56 solved to the optimum (median under 5 ms, slowest 0.5 s);
+ * the others, non-guillotine of 823-998 buffers (BEST 1.17-1.22x), end
+ * 1.005, 1.018, 1.048-1.050, 1.146-1.155 and (one run in two) 1.164x it,
+ * so the worst is 1.155-1.166 and the median 1.000 for every kind; on
+ * 120 held-out ones median 1.000, worst 1.166-1.175. MiniMalloc's
+ * asplos2024 instances A-K (150-450 buffers): A-C and E-I at the lower
+ * bound (I in 0.6-1 s, the others within 0.04 s), D 1.017-1.021, J
+ * 1.019-1.029, K 1.011 (before the focus, the faster node and the
+ * leftmost rule of (ii): D 1.009-1.013, E and F in 0.3-0.4 s, I 1.002, J
+ * 1.05-1.06, K 1.026; the MiniMalloc-style search before this one:
+ * 1.07-1.21x). About 1.2 million nodes/s at 800-1000 buffers, 2.3 million
+ * on MiniMalloc's J (0.5 to 1.1 million with trees over keys and floors).
+ * Tried, no gain: a large neighbourhood search on the best plan (a window
+ * of steps or a band of heights searched again, the rest fixed as floor
+ * and as a ceiling folded into the key: nearly every window proven
+ * infeasible at once), greedy completions of prefixes of the path, or of
+ * the deepest partial plan of every target, descending one byte below the
+ * best peak; the budget split otherwise (a third to seven tenths at the
+ * bound, a fifth to a half per target), another share of restarts below
+ * the path (0 to 100%); a bound per step over the buffers sorted by the
+ * highest floor they span; trying first a buffer flush with a neighbour;
+ * the candidates shortest first on some restarts (solves some instances,
+ * loses others: worse on the whole).
  */
 #include <errno.h>
 #include <stdlib.h>
