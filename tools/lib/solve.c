@@ -170,10 +170,11 @@ struct solve_tree {
 
 /**
  * struct solve_frame - one node of the depth-first search
- * @y0: the lowest floor
+ * @y0: the floor of the segment filled ([@a, @b))
  * @raise: what this node raised [@a, @b) by (its waste branch), or
  *	[@a, @c) (under the buffer it placed at @c), 0 if none
- * @a: first step of the lowest segment (leftmost run of steps at @y0)
+ * @a: first step of the segment filled: the lowest (the leftmost run of
+ *	steps at the lowest floor) or a valley (solve_valley(), solve_focus())
  * @b: one past its last step
  * @c: step whose candidates are being tried
  * @it: the candidate last tried (list order), or the list head of @c
@@ -452,7 +453,6 @@ static uint32_t tree_above(const struct solve_tree *t, uint32_t l, uint64_t y)
 	return r == SOLVE_NONE ? t->steps : r;
 }
 
-/* Every step's value into @out (@tmp: scratch, a value per node). */
 /* Is any byte to spare (a key below the target)? Before solve_slack(). */
 static void solve_kvals(struct solver *s)
 {
@@ -521,7 +521,7 @@ static void solve_tt_store(struct solver *s)
 	}
 }
 
-/* Add @d (mod 2^64) to @v over [@l, @r): the trees' values, read in O(1). */
+/* Add @d (mod 2^64) to the per-step values @v over [@l, @r). */
 static void solve_vadd(uint64_t *v, uint32_t l, uint32_t r, uint64_t d)
 {
 	for (; l < r; l++)
@@ -1815,9 +1815,10 @@ static int solve_seg_again(const struct svod_plan_event *ev, const uint32_t *las
  * The events split where nothing is live: each time segment is its own
  * problem, searched on its own (in order, each given the budget left in
  * proportion to its buffers; then the time left goes to the one with the
- * highest peak, searched again from its plan). Branch and bound (see the top of this file)
- * until its peak meets the lower bound or its time has passed (without a
- * valid @hint, its first greedy dive always runs to its end).
+ * highest peak, searched again from its plan). Branch and bound (see the
+ * top of this file) until its peak meets the lower bound or its time has
+ * passed (without a valid @hint, its first greedy dive always runs to its
+ * end).
  * @res->optimal is set when the peak meets the lower bound or a search
  * ended without a plan below it.
  *
