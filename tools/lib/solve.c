@@ -76,7 +76,7 @@
  * the others, non-guillotine of 823-998 buffers (BEST 1.17-1.22x), end
  * 1.005, 1.018, 1.048-1.050, 1.145-1.155 and (one run in two) 1.164x it,
  * so the worst is 1.145-1.166 and the median 1.000 for every kind; on
- * 120 held-out ones median 1.000, worst 1.166-1.177. MiniMalloc's
+ * 120 held-out ones median 1.000, worst 1.153-1.177. MiniMalloc's
  * asplos2024 instances A-K (150-450 buffers): A-C and E-I at the lower
  * bound (I in 0.6-1 s, the others within 0.04 s), D 1.017-1.021, J
  * 1.019-1.029, K 1.011 (before the focus, the faster node and the
@@ -91,10 +91,10 @@
  * the deepest partial plan of every target, descending one byte below the
  * best peak; the budget split otherwise (a third to seven tenths at the
  * bound, a fifth to a half per target), another share of restarts below
- * the path (0 to 100%); a bound per step over the buffers sorted by the
- * highest floor they span; trying first a buffer flush with a neighbour;
- * the candidates shortest first on some restarts (solves some instances,
- * loses others: worse on the whole).
+ * the path (0 to 100%) or restart unit (100 to 10000 nodes); a bound per
+ * step over the buffers sorted by the highest floor they span; trying
+ * first a buffer flush with a neighbour; the candidates shortest first on
+ * some restarts (solves some instances, loses others: worse on the whole).
  */
 #include <errno.h>
 #include <stdlib.h>
