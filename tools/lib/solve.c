@@ -74,9 +74,9 @@
  * instances of 100-1000 buffers (tools/plan/rect.h, plan_bench --hard's
  * 60): 55 or 56 solved to the optimum (median under 5 ms, slowest 0.5 s);
  * the others, non-guillotine of 823-998 buffers (BEST 1.17-1.22x), end
- * 1.005, 1.018, 1.048-1.050, 1.145-1.155 and (one run in two) 1.164x it,
- * so the worst is 1.145-1.166 and the median 1.000 for every kind; on
- * 120 held-out ones median 1.000, worst 1.153-1.177. MiniMalloc's
+ * 1.005, 1.018, 1.048-1.050, 1.142-1.155 and (one run in two) 1.164x it,
+ * so the worst is 1.142-1.166 and the median 1.000 for every kind; on
+ * 120 held-out ones median 1.000, worst 1.150-1.177. MiniMalloc's
  * asplos2024 instances A-K (150-450 buffers): A-C and E-I at the lower
  * bound (I in 0.6-1 s, the others within 0.04 s), D 1.017-1.021, J
  * 1.019-1.029, K 1.011 (before the focus, the faster node and the
