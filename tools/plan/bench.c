@@ -354,6 +354,40 @@ static int check_solve(struct svod_plan_event *ev, u64 *off, u64 *off2)
 	return bad || missed;
 }
 
+/*
+ * A small random trace of @nb buffers into @ev: each step frees a live
+ * buffer (@free_pct percent, and always once all are allocated) or
+ * allocates the next (1 to @max_size bytes, alignment 0 to 8). With @lo
+ * and @hi, each buffer's ALLOC and FREE event indexes by id. Return: the
+ * number of events.
+ */
+static uint32_t small_trace(uint64_t *st, uint32_t nb, unsigned int free_pct, uint64_t max_size,
+			    struct svod_plan_event *ev, uint32_t *lo, uint32_t *hi)
+{
+	static const uint64_t aligns[] = { 0, 0, 1, 2, 4, 8 };
+	uint32_t live[32], nl = 0, id = 0, n = 0, k;
+	uint64_t size;
+
+	while (id < nb || nl) {
+		if (nl && (id == nb || plan_gen_rand(st) % 100 < free_pct)) {
+			k = plan_gen_rand(st) % nl;
+			if (hi)
+				hi[live[k]] = n;
+			ev[n] = (struct svod_plan_event){ .op = SVOD_PLAN_FREE };
+			ev[n++].id = live[k];
+			live[k] = live[--nl];
+			continue;
+		}
+		size = 1 + plan_gen_rand(st) % max_size;
+		if (lo)
+			lo[id] = n;
+		ev[n++] = (struct svod_plan_event){ .op = SVOD_PLAN_ALLOC, .id = id, .size = size,
+			.align = aligns[plan_gen_rand(st) % ARRAY_SIZE(aligns)] };
+		live[nl++] = id++;
+	}
+	return n;
+}
+
 /* tools/lib/solve.c built with no table of proven states (Makefile). */
 int svod_plan_solve_plain(const struct svod_plan_event *ev, uint32_t n,
 			  const struct svod_solve_params *p, const uint64_t *hint,
@@ -367,7 +401,6 @@ int svod_plan_solve_plain(const struct svod_plan_event *ev, uint32_t n,
  */
 static int check_proofs(struct svod_plan_event *ev, u64 *off)
 {
-	static const uint64_t aligns[] = { 0, 0, 1, 2, 4, 8 };
 	const struct svod_solve_params sp = { 1, 1ULL << 40, 0.05 };
 	struct svod_solve_result r1, r2;
 	int seed, differ = 0, proven = 0, gap = 0;
@@ -376,22 +409,9 @@ static int check_proofs(struct svod_plan_event *ev, u64 *off)
 	uint32_t n;
 
 	for (seed = 0; seed < 300; seed++) {
-		uint64_t st = seed * 7919 + 1, live[32];
-		uint32_t nl = 0, id = 0, nb = 10 + plan_gen_rand(&st) % 8;
+		uint64_t st = seed * 7919 + 1;
 
-		for (n = 0; id < nb || nl;) {
-			if (nl && (id == nb || plan_gen_rand(&st) % 100 < 40)) {
-				uint32_t k = plan_gen_rand(&st) % nl;
-
-				ev[n++] = (struct svod_plan_event){ .op = SVOD_PLAN_FREE, .id = live[k] };
-				live[k] = live[--nl];
-				continue;
-			}
-			ev[n++] = (struct svod_plan_event){ .op = SVOD_PLAN_ALLOC, .id = id,
-				.size = 1 + plan_gen_rand(&st) % 20,
-				.align = aligns[plan_gen_rand(&st) % ARRAY_SIZE(aligns)] };
-			live[nl++] = id++;
-		}
+		n = small_trace(&st, 10 + plan_gen_rand(&st) % 8, 40, 20, ev, NULL, NULL);
 		if (svod_plan_solve(ev, n, &sp, NULL, (uint64_t *)off, &r1) ||
 		    svod_plan_solve_plain(ev, n, &sp, NULL, (uint64_t *)off, &r2))
 			return 1;
@@ -464,7 +484,6 @@ static int brute_fits(struct brute *b, uint32_t mask, uint64_t last)
  */
 static int check_brute(struct svod_plan_event *ev, u64 *off)
 {
-	static const uint64_t aligns[] = { 0, 0, 1, 2, 4, 8 };
 	const struct svod_solve_params sp = { 1, 1ULL << 40, 1.0 };
 	struct svod_solve_result r;
 	int seed, wrong = 0, unproven = 0, invalid = 0, rc;
@@ -472,29 +491,14 @@ static int check_brute(struct svod_plan_event *ev, u64 *off)
 	struct brute b;
 
 	for (seed = 0; seed < 200; seed++) {
-		uint64_t st = seed * 104729 + 7, live[BRUTE_MAX];
-		uint32_t nl = 0, n, i, idx[BRUTE_MAX];
+		uint64_t st = seed * 104729 + 7;
+		uint32_t n, i;
 
 		b.n = 6 + plan_gen_rand(&st) % 4;
-		for (n = 0, i = 0; i < b.n || nl;) {
-			if (nl && (i == b.n || plan_gen_rand(&st) % 100 < 45)) {
-				uint32_t k = plan_gen_rand(&st) % nl;
-
-				b.hi[idx[k]] = n;
-				ev[n] = (struct svod_plan_event){ .op = SVOD_PLAN_FREE };
-				ev[n++].id = live[k];
-				live[k] = live[--nl];
-				idx[k] = idx[nl];
-				continue;
-			}
-			b.size[i] = 1 + plan_gen_rand(&st) % 12;
-			b.align[i] = aligns[plan_gen_rand(&st) % ARRAY_SIZE(aligns)];
-			ev[n++] = (struct svod_plan_event){ .op = SVOD_PLAN_ALLOC, .id = i,
-				.size = b.size[i], .align = b.align[i] };
-			b.align[i] = b.align[i] ? b.align[i] : 1;
-			b.lo[i] = n - 1;
-			idx[nl] = i;
-			live[nl++] = i++;
+		n = small_trace(&st, b.n, 45, 12, ev, b.lo, b.hi);
+		for (i = 0; i < b.n; i++) {
+			b.size[i] = ev[b.lo[i]].size;
+			b.align[i] = ev[b.lo[i]].align ? ev[b.lo[i]].align : 1;
 		}
 		if (svod_plan_solve(ev, n, &sp, NULL, (uint64_t *)off, &r)) {
 			printf("not ok - plan solve: brute-force trace %d refused\n", seed);
