@@ -134,7 +134,9 @@ int svod_devices(char (*bdfs)[SVOD_NAME_LEN], unsigned int cap);
  * struct svod_solve_params - what svod_plan_solve() plans with
  * @block_size: minimum buffer size, > 0 (as struct svod_plan)
  * @arena_size: bytes in the arena, > 0
- * @seconds: time budget; the search stops earlier at the lower bound
+ * @seconds: time budget (wall clock); the search stops earlier at the
+ *	lower bound. With two or more CPUs online, two searches share it,
+ *	one per thread (Documentation/planner.rst, section Search)
  */
 struct svod_solve_params {
 	uint64_t block_size;

@@ -70,20 +70,32 @@
  * first, begin below a prefix of it: the bottom of the packing stays
  * waste-free, only the top has bytes to spare.
  *
+ * Portfolio: with two CPUs online, svod_plan_solve() runs two such
+ * searches side by side, one per thread, and keeps the better plan. The
+ * second (policy 1) differs in one thing: on restarts 2, 3, 6, 7, ... at
+ * the lower bound it fills the leftmost valley below the target, a sweep
+ * through time (solve_sweep()), instead of the first-fail one. The two
+ * fail on different instances; neither is better alone (on 300 instances
+ * in a million nodes each, 11 and 15 left unsolved; sweeping on every
+ * restart, 22). The one that proves its plan optimal stops the other
+ * (solve_now()).
+ *
  * Measured (-O2, 1 s per instance, 2-core machine): known-optimum
  * instances of 100-1000 buffers (tools/plan/rect.h, plan_bench --hard's
- * 60): 55 or 56 solved to the optimum (median under 5 ms, slowest 0.5 s);
- * the others, non-guillotine of 823-998 buffers (BEST 1.17-1.22x), end
- * 1.005, 1.018, 1.048-1.050, 1.142-1.155 and (one run in two) 1.164x it,
- * so the worst is 1.142-1.166 and the median 1.000 for every kind; on
- * 120 held-out ones median 1.000, worst 1.150-1.177. MiniMalloc's
- * asplos2024 instances A-K (150-450 buffers): A-C and E-I at the lower
- * bound (I in 0.6-1 s, the others within 0.04 s), D 1.017-1.021, J
- * 1.019-1.029, K 1.011 (before the focus, the faster node and the
- * leftmost rule of (ii): D 1.009-1.013, E and F in 0.3-0.4 s, I 1.002, J
- * 1.05-1.06, K 1.026; the MiniMalloc-style search before this one:
- * 1.07-1.21x). About 1.2 million nodes/s at 800-1000 buffers, 2.3 million
- * on MiniMalloc's J (0.5 to 1.1 million with trees over keys and floors).
+ * 60): median 1.000 for every kind, worst 1.039-1.081 over four runs
+ * (1.048 in two); on 120 held-out ones median 1.000, worst 1.063-1.095.
+ * One search alone: worst 1.142-1.166, held out 1.150-1.177. With a clock
+ * counting a million nodes per second per search (the same search every
+ * run) on 300 instances, the better of the two searches is above 1.05x
+ * on 1 (worst 1.069), policy 0 alone on 4 (1.162); on 180 more, not used
+ * to choose the policy, 2 (1.135) against 7 (1.212). MiniMalloc's
+ * asplos2024 instances A-K (150-450 buffers): all but D and J at the
+ * lower bound (I in 0.12 s, K in 0.34 s, the others within 0.02 s), D
+ * 1.017, J 1.018 (one search: D 1.017-1.021, I in 0.6-1 s, J
+ * 1.019-1.029, K 1.011; the MiniMalloc-style search before this one:
+ * 1.07-1.21x). About 1.2 million nodes/s per search at 800-1000 buffers,
+ * 2.3 million on MiniMalloc's J (0.5 to 1.1 million with trees over keys
+ * and floors).
  * Tried, no gain: a large neighbourhood search on the best plan (a window
  * of steps or a band of heights searched again, the rest fixed as floor
  * and as a ceiling folded into the key: nearly every window proven
@@ -91,15 +103,23 @@
  * the deepest partial plan of every target, descending one byte below the
  * best peak; the budget split otherwise (a third to seven tenths at the
  * bound, a fifth to a half per target), another share of restarts below
- * the path (0 to 100%) or restart unit (100 to 10000 nodes); a bound per
- * step over the buffers sorted by the highest floor they span; trying
- * first a buffer flush with a neighbour; the candidates shortest first on
- * some restarts (solves some instances, loses others: worse on the whole).
+ * the path (0 to 100%) or restart unit (100 to 10000 nodes), another
+ * share of shuffled nodes (3 to 100%); a bound per step over the buffers
+ * sorted by the highest floor they span; trying first a buffer flush with
+ * a neighbour; the candidates shortest first on some restarts (solves
+ * some instances, loses others: worse on the whole), largest or largest
+ * area first (far worse), smallest second; as the second search, the
+ * first with another seed (it fails where the first does); a ruin and
+ * recreate of full plans by first fit (no gain on BEST's); thin long
+ * buffers set aside for the top (the rest is no easier).
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "libsvod.h"
 
@@ -124,6 +144,23 @@
 #define SOLVE_SCAN_STEPS	1024
 /* No target: larger than any floor the search can build. */
 #define SOLVE_INF	(1ULL << 63)
+/*
+ * The portfolio (svod_plan_solve()): up to SOLVE_THREADS searches side by
+ * side, of policies SOLVE_POLICY, SOLVE_POLICY + 1 (struct solver); policy
+ * 1 sweeps on the restarts r with r & SOLVE_SWEEP (2, 3, 6, 7, ...).
+ * tools/plan's test build runs policy 1 alone, sweeping on every restart.
+ */
+#ifndef SOLVE_THREADS
+#define SOLVE_THREADS	2
+#endif
+#ifndef SOLVE_POLICY
+#define SOLVE_POLICY	0
+#endif
+#ifndef SOLVE_SWEEP
+#define SOLVE_SWEEP	2
+#endif
+/* No deadline (a dive that must end); the clock once stopped (solve_now()). */
+#define SOLVE_NEVER	1e300
 
 /**
  * struct solve_buf - one buffer
@@ -241,6 +278,9 @@ struct solve_frame {
  * @lb: the lower bound the search stops at
  * @rng: PRNG state (seeded from the instance)
  * @shuffle: percent of the nodes trying a random candidate first
+ * @policy: 1 for the portfolio's second search (solve_restarts())
+ * @sweep: at the lower bound, fill the leftmost valley (solve_sweep()),
+ *	not the one with the fewest candidates
  * @reversed: time runs backwards (solve_reverse())
  * @nodes: nodes visited
  * @node_limit: this search stops (as on time out) at this many nodes
@@ -292,6 +332,8 @@ struct solver {
 	uint64_t lb;
 	uint64_t rng;
 	unsigned int shuffle;
+	int policy;
+	int sweep;
 	int reversed;
 	uint64_t nodes;
 	uint64_t node_limit;
@@ -308,10 +350,23 @@ struct solver {
 	uint64_t tt_mask;
 };
 
+/*
+ * Set when the other search of the portfolio (svod_plan_solve()) has
+ * proven its plan optimal: this one has nothing left to find.
+ */
+static __thread atomic_int *solve_done;
+
+/*
+ * The clock: past every deadline (SOLVE_NEVER) once @solve_done is set,
+ * so every search stops as on time out; a dive without a deadline (and
+ * without a plan to fall back on) still runs to its end.
+ */
 static double solve_now(void)
 {
 	struct timespec ts;
 
+	if (solve_done && atomic_load_explicit(solve_done, memory_order_relaxed))
+		return SOLVE_NEVER;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
@@ -953,6 +1008,29 @@ static void solve_valley(struct solver *s, struct solve_frame *f)
 }
 
 /*
+ * At the lower bound, frame @f may fill the leftmost valley below the
+ * target instead (a sweep through time): a dead end then shows near the
+ * choices that made it. Any valley is a complete branch point.
+ */
+static void solve_sweep(const struct solver *s, struct solve_frame *f)
+{
+	const uint64_t *v = s->vals;
+	uint32_t l, r;
+
+	for (l = 0; l < s->steps; l = r) {
+		for (r = l + 1; r < s->steps && v[r] == v[l]; r++)
+			;
+		if ((l && v[l - 1] < v[l]) || (r < s->steps && v[r] < v[l]) ||
+		    v[l] >= s->target)
+			continue;
+		f->y0 = v[l];
+		f->a = l;
+		f->b = r;
+		return;
+	}
+}
+
+/*
  * The lowest segment: from the tree over the floors on long traces, else
  * by a scan of them (cheaper than keeping the tree).
  */
@@ -1038,7 +1116,10 @@ static int solve_push(struct solver *s)
 	if (s->depth > 1)
 		solve_focus(s, f, f - 1);
 	f->side = 0;
-	solve_valley(s, f);
+	if (s->sweep && s->target == s->lb)
+		solve_sweep(s, f);
+	else
+		solve_valley(s, f);
 	f->c = f->side ? f->b - 1 : f->a;
 	f->it = s->m + f->c;
 	f->cur = SOLVE_NONE;
@@ -1634,6 +1715,7 @@ static int solve_restarts(struct solver *s, uint64_t target, double end)
 
 	for (r = 1; solve_now() < end; r++) {
 		s->shuffle = r > 2 ? SOLVE_SHUFFLE : 0;
+		s->sweep = s->policy && (r & SOLVE_SWEEP);
 		base = s->path_len && (r > 2 || target > s->lb) &&
 		       solve_rand(s) % 100 < SOLVE_BASE;
 		/* A base is replayed in the direction it was found in. */
@@ -1677,7 +1759,7 @@ static int solve_search(struct solver *s, double seconds)
 	int ret;
 
 	/* Without the caller's plan, the dive is the plan: it must end. */
-	ret = solve_try(s, SOLVE_INF, s->best_peak == UINT64_MAX ? 1e300 : start + seconds,
+	ret = solve_try(s, SOLVE_INF, s->best_peak == UINT64_MAX ? SOLVE_NEVER : start + seconds,
 			UINT64_MAX);
 	if (ret < -1)
 		return ret;
@@ -1737,9 +1819,11 @@ static int solve_seg_cmp(const void *pa, const void *pb)
  */
 static int solve_segment(const struct svod_plan_event *ev, uint32_t n, const uint32_t *last,
 			 uint64_t block_size, uint64_t goal, double seconds, const uint64_t *hint,
-			 uint64_t *offsets, uint64_t *peak, uint64_t *nodes, int *optimal)
+			 uint64_t *offsets, uint64_t *peak, uint64_t *nodes, int *optimal,
+			 int policy)
 {
-	struct solver s = { .best_peak = UINT64_MAX, .target = SOLVE_INF, .lb = goal };
+	struct solver s = { .best_peak = UINT64_MAX, .target = SOLVE_INF, .lb = goal,
+			    .policy = policy };
 	uint64_t bytes;
 	uint32_t i;
 	int err;
@@ -1783,7 +1867,7 @@ out:
  */
 static int solve_seg_again(const struct svod_plan_event *ev, const uint32_t *last,
 			   uint64_t block_size, uint64_t goal, double seconds,
-			   struct solve_seg *sg, uint64_t *offsets, uint64_t *nodes)
+			   struct solve_seg *sg, uint64_t *offsets, uint64_t *nodes, int policy)
 {
 	uint32_t n = sg->end - sg->first;
 	uint64_t *plan = malloc(((size_t)n + 1) * sizeof(*plan)), *hint = offsets + sg->first;
@@ -1794,7 +1878,7 @@ static int solve_seg_again(const struct svod_plan_event *ev, const uint32_t *las
 	/* Its FREE events keep SVOD_PLAN_NO_OFFSET. */
 	memcpy(plan, hint, n * sizeof(*plan));
 	err = solve_segment(ev + sg->first, n, last + sg->first, block_size, goal, seconds,
-			    hint, plan, &sg->peak, nodes, &sg->optimal);
+			    hint, plan, &sg->peak, nodes, &sg->optimal, policy);
 	/* Never worse than the hint: it is valid, the search starts from it. */
 	if (!err)
 		memcpy(hint, plan, n * sizeof(*plan));
@@ -1802,36 +1886,10 @@ static int solve_seg_again(const struct svod_plan_event *ev, const uint32_t *las
 	return err;
 }
 
-/**
- * svod_plan_solve() - search for a plan with the lowest peak
- * @ev: @n events, as for SVOD_IOCTL_PLAN
- * @n: number of events
- * @p: block size, arena size, time budget
- * @hint: a plan of the same events to start from (offsets per event, e.g.
- *	the kernel heuristic's), or NULL; ignored unless valid
- * @offsets: out: @n offsets, SVOD_PLAN_NO_OFFSET for FREE events
- * @res: out: peak, lower bound, nodes, failing event, optimality
- *
- * The events split where nothing is live: each time segment is its own
- * problem, searched on its own (in order, each given the budget left in
- * proportion to its buffers; then the time left goes to the one with the
- * highest peak, searched again from its plan). Branch and bound (see the
- * top of this file) until its peak meets the lower bound or its time has
- * passed (without a valid @hint, its first greedy dive always runs to its
- * end).
- * @res->optimal is set when the peak meets the lower bound or a search
- * ended without a plan below it.
- *
- * Context: any thread; allocates memory (O(n)).
- * Return: 0; -EINVAL for a bad parameter or a malformed event
- * (@res->failed_event says which); -ENOSPC if the best plan does not fit
- * the arena (or, without a valid @hint, if the sizes and alignments of a
- * segment sum to 2^62 bytes or more: not searched); -E2BIG for more than
- * 64M pairs of buffers live at once in a segment; -ENOMEM.
- */
-int svod_plan_solve(const struct svod_plan_event *ev, uint32_t n,
-		    const struct svod_solve_params *p, const uint64_t *hint,
-		    uint64_t *offsets, struct svod_solve_result *res)
+/* svod_plan_solve() with one search policy (0 or 1: struct solver). */
+static int solve_plan(const struct svod_plan_event *ev, uint32_t n,
+		      const struct svod_solve_params *p, const uint64_t *hint,
+		      uint64_t *offsets, struct svod_solve_result *res, int policy)
 {
 	double end = solve_now() + p->seconds, left;
 	uint32_t *last = NULL, i, j, k = 0, bufs = 0;
@@ -1874,7 +1932,7 @@ int svod_plan_solve(const struct svod_plan_event *ev, uint32_t n,
 		err = solve_segment(ev + seg[i].first, seg[i].end - seg[i].first,
 				    last + seg[i].first, p->block_size, res->lower_bound, left,
 				    hint ? hint + seg[i].first : NULL, offsets + seg[i].first,
-				    &seg[i].peak, &res->nodes, &seg[i].optimal);
+				    &seg[i].peak, &res->nodes, &seg[i].optimal, policy);
 		if (err)
 			goto out;
 		bufs -= seg[i].bufs;
@@ -1892,7 +1950,7 @@ int svod_plan_solve(const struct svod_plan_event *ev, uint32_t n,
 			break;
 		peak = seg[j].peak;
 		err = solve_seg_again(ev, last, p->block_size, res->lower_bound, left, &seg[j],
-				      offsets, &res->nodes);
+				      offsets, &res->nodes, policy);
 		if (err)
 			goto out;
 		/* No better and not proven: it had all the time there was. */
@@ -1915,4 +1973,110 @@ out:
 	free(seg);
 	free(last);
 	return err;
+}
+
+/**
+ * struct solve_job - one search of the portfolio
+ * @ev: @n events
+ * @n: number of events
+ * @p: block size, arena size, time budget
+ * @hint: the caller's plan, or NULL
+ * @offsets: out: its plan
+ * @res: out: its result
+ * @policy: 0 or 1 (@sweep of struct solver)
+ * @done: set by the one that proves its plan optimal
+ * @err: what solve_plan() returned
+ */
+struct solve_job {
+	const struct svod_plan_event *ev;
+	uint32_t n;
+	const struct svod_solve_params *p;
+	const uint64_t *hint;
+	uint64_t *offsets;
+	struct svod_solve_result res;
+	int policy;
+	atomic_int *done;
+	int err;
+};
+
+static void *solve_job_run(void *arg)
+{
+	struct solve_job *j = arg;
+
+	solve_done = j->done;
+	j->err = solve_plan(j->ev, j->n, j->p, j->hint, j->offsets, &j->res, j->policy);
+	if (!j->err && j->res.optimal)
+		atomic_store(j->done, 1);
+	solve_done = NULL;
+	return NULL;
+}
+
+/**
+ * svod_plan_solve() - search for a plan with the lowest peak
+ * @ev: @n events, as for SVOD_IOCTL_PLAN
+ * @n: number of events
+ * @p: block size, arena size, time budget
+ * @hint: a plan of the same events to start from (offsets per event, e.g.
+ *	the kernel heuristic's), or NULL; ignored unless valid
+ * @offsets: out: @n offsets, SVOD_PLAN_NO_OFFSET for FREE events
+ * @res: out: peak, lower bound, nodes, failing event, optimality
+ *
+ * With two or more CPUs online, two searches run side by side, one per
+ * thread (policy 0 and 1 of struct solver), and the better plan is kept
+ * (the first search's on a tie); the one that proves its plan optimal
+ * stops the other. With one CPU, the first search alone.
+ *
+ * The events split where nothing is live: each time segment is its own
+ * problem, searched on its own (in order, each given the budget left in
+ * proportion to its buffers; then the time left goes to the one with the
+ * highest peak, searched again from its plan). Branch and bound (see the
+ * top of this file) until its peak meets the lower bound or its time has
+ * passed (without a valid @hint, its first greedy dive always runs to its
+ * end).
+ * @res->optimal is set when the peak meets the lower bound or a search
+ * ended without a plan below it.
+ *
+ * Context: any thread; allocates memory (O(n)).
+ * Return: 0; -EINVAL for a bad parameter or a malformed event
+ * (@res->failed_event says which); -ENOSPC if the best plan does not fit
+ * the arena (or, without a valid @hint, if the sizes and alignments of a
+ * segment sum to 2^62 bytes or more: not searched); -E2BIG for more than
+ * 64M pairs of buffers live at once in a segment; -ENOMEM.
+ */
+int svod_plan_solve(const struct svod_plan_event *ev, uint32_t n,
+		    const struct svod_solve_params *p, const uint64_t *hint,
+		    uint64_t *offsets, struct svod_solve_result *res)
+{
+	atomic_int done = 0;
+	struct solve_job job[2] = {
+		{ ev, n, p, hint, offsets, { 0 }, SOLVE_POLICY, &done, 0 },
+		{ ev, n, p, hint, NULL, { 0 }, SOLVE_POLICY + 1, &done, 0 },
+	};
+	pthread_t th;
+	int two = SOLVE_THREADS > 1 && n && sysconf(_SC_NPROCESSORS_ONLN) > 1;
+
+	if (two) {
+		job[1].offsets = malloc((size_t)n * sizeof(*offsets));
+		two = job[1].offsets && !pthread_create(&th, NULL, solve_job_run, &job[1]);
+	}
+	solve_job_run(&job[0]);
+	if (two) {
+		pthread_join(th, NULL);
+		/* The second's plan if it is lower (or the first has none). */
+		if (!job[1].err && (job[0].err ? job[0].err == -ENOSPC :
+				    job[1].res.peak < job[0].res.peak)) {
+			memcpy(offsets, job[1].offsets, (size_t)n * sizeof(*offsets));
+			job[1].res.nodes += job[0].res.nodes;
+			job[1].res.optimal |= job[0].res.optimal &&
+					      job[0].res.peak >= job[1].res.peak;
+			job[0] = job[1];
+		} else if (!job[1].err) {
+			job[0].res.nodes += job[1].res.nodes;
+			job[0].res.optimal |= job[1].res.optimal &&
+					      job[1].res.peak >= job[0].res.peak;
+		}
+	}
+	free(job[1].offsets);
+	*res = job[0].res;
+	return job[0].err;
 }

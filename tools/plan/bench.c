@@ -392,6 +392,10 @@ static uint32_t small_trace(uint64_t *st, uint32_t nb, unsigned int free_pct, ui
 int svod_plan_solve_plain(const struct svod_plan_event *ev, uint32_t n,
 			  const struct svod_solve_params *p, const uint64_t *hint,
 			  uint64_t *offsets, struct svod_solve_result *res);
+/* Its portfolio's second search alone, sweeping on every restart. */
+int svod_plan_solve_sweep(const struct svod_plan_event *ev, uint32_t n,
+			  const struct svod_solve_params *p, const uint64_t *hint,
+			  uint64_t *offsets, struct svod_solve_result *res);
 
 /*
  * The proven states (solve.c's table) lose no plan: on 300 small random
@@ -479,10 +483,15 @@ static int brute_fits(struct brute *b, uint32_t mask, uint64_t last)
  * 1-12, alignments up to 8), from no hint, its plans are valid, it proves
  * a peak optimal (none open) and that peak is the brute-force optimum
  * (none off). A branch that misses packings (one that skips a buffer it
- * should try, a waste that rises too far) or a restart replaying its base
- * wrong fails it.
+ * should try, a waste that rises too far, a sweep filling a run of steps
+ * that is no valley) or a restart replaying its base wrong fails it. Run
+ * on the portfolio and on its second search alone (@solve_fn, @name).
  */
-static int check_brute(struct svod_plan_event *ev, u64 *off)
+static int check_brute(struct svod_plan_event *ev, u64 *off,
+		       int (*solve_fn)(const struct svod_plan_event *, uint32_t,
+				       const struct svod_solve_params *, const uint64_t *,
+				       uint64_t *, struct svod_solve_result *),
+		       const char *name)
 {
 	const struct svod_solve_params sp = { 1, 1ULL << 40, 1.0 };
 	struct svod_solve_result r;
@@ -500,13 +509,13 @@ static int check_brute(struct svod_plan_event *ev, u64 *off)
 			b.size[i] = ev[b.lo[i]].size;
 			b.align[i] = ev[b.lo[i]].align ? ev[b.lo[i]].align : 1;
 		}
-		if (svod_plan_solve(ev, n, &sp, NULL, (uint64_t *)off, &r)) {
-			printf("not ok - plan solve: brute-force trace %d refused\n", seed);
+		if (solve_fn(ev, n, &sp, NULL, (uint64_t *)off, &r)) {
+			printf("not ok - plan solve (%s): brute-force trace %d refused\n", name, seed);
 			return 1;
 		}
 		why = plan_check(1ULL << 40, 1, ev, n, off, r.peak, r.lower_bound);
 		if (why)
-			printf("# plan solve: brute-force trace %d: %s\n", seed, why);
+			printf("# plan solve (%s): brute-force trace %d: %s\n", name, seed, why);
 		invalid += !!why;
 		for (b.cap = r.lower_bound; !brute_fits(&b, 0, 0); b.cap++)
 			;
@@ -514,8 +523,8 @@ static int check_brute(struct svod_plan_event *ev, u64 *off)
 		unproven += !r.optimal;
 	}
 	rc = invalid || wrong || unproven;
-	printf("%s - plan solve: complete on 200 traces of 6-9 buffers (%d bad, %d off, %d open)\n",
-	       rc ? "not ok" : "ok", invalid, wrong, unproven);
+	printf("%s - plan solve (%s): complete on 200 traces of 6-9 buffers (%d bad, %d off, "
+	       "%d open)\n", rc ? "not ok" : "ok", name, invalid, wrong, unproven);
 	return rc;
 }
 
@@ -596,7 +605,8 @@ static int check(void)
 	rc |= check_solve(ev, off, off2);
 	rc |= check_proofs(ev, off);
 	rc |= check_segments(ev, off);
-	rc |= check_brute(ev, off);
+	rc |= check_brute(ev, off, svod_plan_solve, "portfolio");
+	rc |= check_brute(ev, off, svod_plan_solve_sweep, "sweep alone");
 	free(off2);
 	free(off);
 	free(ev);

@@ -367,6 +367,7 @@ static void plan_usage(FILE *out)
 		"                    [--lv2 N] [--ioctl] [--solve SECONDS] TRACEFILE|-\n"
 		"  --solve: then search (branch and bound) for a lower peak for at most\n"
 		"           SECONDS, stopping at the lower bound; prints strategy solve\n"
+		"           (two searches, one per thread, when two CPUs are online)\n"
 		"  trace lines: 'alloc ID SIZE [ALIGN]' or 'free ID'; '#' starts a comment\n"
 		"  defaults: --strategy tlsf --arena 0x10000000000 --block-size 256 --lv2 32\n");
 }
