@@ -2054,7 +2054,7 @@ int svod_plan_solve(const struct svod_plan_event *ev, uint32_t n,
 		{ ev, n, p, hint, NULL, { 0 }, SOLVE_POLICY + 1, &done, 0 },
 	};
 	pthread_t th;
-	int two = SOLVE_THREADS > 1 && n && sysconf(_SC_NPROCESSORS_ONLN) > 1;
+	int two = SOLVE_THREADS > 1 && n && sysconf(_SC_NPROCESSORS_ONLN) > 1, w = 0;
 
 	if (two) {
 		job[1].offsets = malloc((size_t)n * sizeof(*offsets));
@@ -2064,20 +2064,18 @@ int svod_plan_solve(const struct svod_plan_event *ev, uint32_t n,
 	if (two) {
 		pthread_join(th, NULL);
 		/* The second's plan if it is lower (or the first has none). */
-		if (!job[1].err && (job[0].err ? job[0].err == -ENOSPC :
-				    job[1].res.peak < job[0].res.peak)) {
+		w = !job[1].err && (job[0].err ? job[0].err == -ENOSPC :
+				    job[1].res.peak < job[0].res.peak);
+		if (w)
 			memcpy(offsets, job[1].offsets, (size_t)n * sizeof(*offsets));
-			job[1].res.nodes += job[0].res.nodes;
-			job[1].res.optimal |= job[0].res.optimal &&
-					      job[0].res.peak >= job[1].res.peak;
-			job[0] = job[1];
-		} else if (!job[1].err) {
-			job[0].res.nodes += job[1].res.nodes;
-			job[0].res.optimal |= job[1].res.optimal &&
-					      job[1].res.peak >= job[0].res.peak;
+		/* The other's nodes count; its proof holds for any plan as low. */
+		if (w || !job[1].err) {
+			job[w].res.nodes += job[!w].res.nodes;
+			job[w].res.optimal |= job[!w].res.optimal &&
+					      job[!w].res.peak >= job[w].res.peak;
 		}
 	}
 	free(job[1].offsets);
-	*res = job[0].res;
-	return job[0].err;
+	*res = job[w].res;
+	return job[w].err;
 }

@@ -164,9 +164,12 @@ static void stats(const char *what, double *r, int n)
 	       r[n - 1]);
 }
 
-/* The search from BEST's plan; its peak, or 0 when it failed or is invalid. */
+/*
+ * The search from BEST's plan; its peak, or 0 when it failed or is invalid.
+ * Its whole result in *@out if not NULL.
+ */
 static uint64_t solve(const struct svod_plan_event *ev, uint32_t n, uint64_t block, double secs,
-		      const u64 *hint, u64 *off, double *took)
+		      const u64 *hint, u64 *off, double *took, struct svod_solve_result *out)
 {
 	const struct svod_solve_params sp = { block, 1ULL << 40, secs };
 	struct svod_solve_result sr;
@@ -175,6 +178,8 @@ static uint64_t solve(const struct svod_plan_event *ev, uint32_t n, uint64_t blo
 	if (svod_plan_solve(ev, n, &sp, (const uint64_t *)hint, (uint64_t *)off, &sr))
 		return 0;
 	*took = now() - t;
+	if (out)
+		*out = sr;
 	if (plan_check(1ULL << 40, block, ev, n, off, sr.peak, sr.lower_bound))
 		return 0;
 	return sr.peak;
@@ -230,7 +235,7 @@ static int bench_hard(int scale)
 		t = now() - t;
 		b_max = t > b_max ? t : b_max;
 		above += res[1].peak > res[0].peak;
-		peak = solve(ev, n, 1, 1.0, off, off2, &took);
+		peak = solve(ev, n, 1, 1.0, off, off2, &took, NULL);
 		if (!peak)
 			return 1;
 		t_max = took > t_max ? took : t_max;
@@ -276,7 +281,7 @@ static int bench_hard(int scale)
 		if (svod_plan_run(&p, ev, n, off, &res[1], GFP_KERNEL))
 			return 1;
 		held[i] = (double)res[1].peak / opt;
-		peak = solve(ev, n, 1, 1.0, off, off2, &took);
+		peak = solve(ev, n, 1, 1.0, off, off2, &took, NULL);
 		if (!peak)
 			return 1;
 		held[2 * nr + i] = (double)peak / opt;
@@ -305,7 +310,7 @@ static int bench_hard(int scale)
 		n = plan_gen_network(300 + i, 1200, ev);
 		if (svod_plan_run(&p, ev, n, off, &res[1], GFP_KERNEL))
 			return 1;
-		peak = solve(ev, n, 256, 1.0, off, off2, &took);
+		peak = solve(ev, n, 256, 1.0, off, off2, &took, NULL);
 		if (!peak)
 			return 1;
 		r[1][i] = (double)res[1].peak / res[1].lower_bound;
@@ -336,7 +341,7 @@ static int check_solve(struct svod_plan_event *ev, u64 *off, u64 *off2)
 
 	for (i = 0; i < 40; i++) {
 		n = plan_gen_rect(7000 + i, 6 + i % 20, i % 2 ? 1 : 256, i % 3 ? 30 : 0, ev, &opt);
-		peak = solve(ev, n, 1, 2.0, NULL, off, &took);
+		peak = solve(ev, n, 1, 2.0, NULL, off, &took, NULL);
 		bad += !peak;
 		missed += peak != opt;
 	}
@@ -347,7 +352,7 @@ static int check_solve(struct svod_plan_event *ev, u64 *off, u64 *off2)
 		n = plan_gen_network(7100 + i, 600, ev);
 		if (svod_plan_run(&p, ev, n, off2, &res, GFP_KERNEL))
 			return 1;
-		peak = solve(ev, n, 256, 0.2, off2, off, &took);
+		peak = solve(ev, n, 256, 0.2, off2, off, &took, NULL);
 		bad += !peak || peak > res.peak;
 	}
 	printf("%s - plan solve: valid plans never above best (%d bad); optimum on %d of 40 "
@@ -427,7 +432,7 @@ static int check_proofs(struct svod_plan_event *ev, u64 *off)
 		}
 	}
 	n = plan_gen_rect(503, 790, 1, 30, ev, &opt);
-	peak = solve(ev, n, 1, 5.0, NULL, off, &took);
+	peak = solve(ev, n, 1, 5.0, NULL, off, &took, NULL);
 	printf("%s - plan solve: proven states lose no plan (%d of %d proven alike, %d above "
 	       "the bound, %d differ); 790 buffers in ten segments at %.3f the optimum\n",
 	       differ || gap < 10 || peak != opt ? "not ok" : "ok", proven - differ, proven, gap,
@@ -539,14 +544,11 @@ static int check_brute(struct svod_plan_event *ev, u64 *off,
  */
 static int check_stop(struct svod_plan_event *ev, u64 *off, u64 *off2)
 {
-	const struct svod_solve_params sp = { 1, 1ULL << 40, 20.0 };
-	struct svod_plan_params p = {
-		.arena_size = 1ULL << 40, .block_size = 1, .lv2_cnt = 32,
-		.strategy = SVOD_PLAN_BEST,
-	};
+	struct svod_plan_params p = { 1ULL << 40, 1, 32, SVOD_PLAN_BEST };
 	struct svod_plan_result res;
 	struct svod_solve_result sr;
-	uint64_t opt;
+	uint64_t opt, peak;
+	double took;
 	uint32_t n;
 	int bad;
 
@@ -555,10 +557,10 @@ static int check_stop(struct svod_plan_event *ev, u64 *off, u64 *off2)
 		return 0;
 	}
 	n = plan_gen_rect(774, 946, 256, 30, ev, &opt);
-	if (svod_plan_run(&p, ev, n, off, &res, GFP_KERNEL) ||
-	    svod_plan_solve(ev, n, &sp, (const uint64_t *)off, (uint64_t *)off2, &sr))
+	if (svod_plan_run(&p, ev, n, off, &res, GFP_KERNEL))
 		return 1;
-	bad = sr.peak != opt || !sr.optimal || sr.nodes >= 1000000;
+	peak = solve(ev, n, 1, 20.0, off, off2, &took, &sr);
+	bad = peak != opt || !sr.optimal || sr.nodes >= 1000000;
 	printf("%s - plan solve: the first proof stops both searches (%" PRIu64 " nodes in all, "
 	       "peak %.3f the optimum)\n", bad ? "not ok" : "ok", sr.nodes, (double)sr.peak / opt);
 	return bad;
@@ -580,7 +582,7 @@ static int check_segments(struct svod_plan_event *ev, u64 *off)
 	n2 = plan_gen_rect(2, 5000, 256, 0, ev + n, &opt2);
 	for (i = n; i < n + n2; i++)
 		ev[i].id += n;
-	peak = solve(ev, n + n2, 1, 2.0, NULL, off, &took);
+	peak = solve(ev, n + n2, 1, 2.0, NULL, off, &took, NULL);
 	printf("%s - plan solve: time left to the highest segment: %.3f the optimum in %.2f s\n",
 	       opt2 < opt && peak == opt ? "ok" : "not ok", (double)peak / opt, took);
 	return opt2 >= opt || peak != opt;
