@@ -78,7 +78,10 @@
  * fail on different instances; neither is better alone (on 300 instances
  * in a million nodes each, 11 and 15 left unsolved; sweeping on every
  * restart, 22). The one that proves its plan optimal stops the other
- * (solve_now()).
+ * (solve_now()). Above the bound both search below the deeper of their
+ * two paths (solve_exchange()): the one that got less far at the bound
+ * takes the other's, so both work on the top of the best partial plan
+ * either found, not one of them on a worse one.
  *
  * Measured (-O2, 1 s per instance, 2-core machine): known-optimum
  * instances of 100-1000 buffers (tools/plan/rect.h, plan_bench --hard's
@@ -298,6 +301,8 @@ struct solve_frame {
  * @tt: the states proven to have no completion (solve_tt_store()): pairs
  *	of a hash of @zob and @prof, and the highest target proven so
  * @tt_mask: entries in @tt minus one (a power of two minus one)
+ * @key: the segment's first event: the same segment in both searches of
+ *	the portfolio (their buffers and steps are numbered alike)
  */
 struct solver {
 	struct solve_buf *b;
@@ -349,6 +354,7 @@ struct solver {
 	uint64_t *rpre;
 	uint64_t *tt;
 	uint64_t tt_mask;
+	const void *key;
 };
 
 /*
@@ -356,6 +362,42 @@ struct solver {
  * proven its plan optimal: this one has nothing left to find.
  */
 static __thread atomic_int *solve_done;
+
+/**
+ * struct solve_share - the deepest path at the lower bound, between the
+ *	two searches of the portfolio (solve_exchange())
+ * @mu: guards the rest
+ * @key: the segment it belongs to (struct solver's @key), NULL if none
+ * @path: its frames (as struct solver's @path)
+ * @len: frames on @path
+ * @cap: room on @path
+ * @placed: buffers placed along it
+ * @reversed: the direction of time it was found in
+ * @adopted: paths taken from the other search (tools/plan's check)
+ */
+struct solve_share {
+	pthread_mutex_t mu;
+	const void *key;
+	struct solve_frame *path;
+	uint32_t len;
+	uint32_t cap;
+	uint32_t placed;
+	int reversed;
+	uint32_t adopted;
+};
+
+/* This thread's search shares its path there, if it has a partner. */
+static __thread struct solve_share *solve_shared;
+
+#ifdef SOLVE_TEST
+/*
+ * tools/plan's check (a build with SOLVE_TEST): paths one search took from
+ * the other in the last svod_plan_solve(), and frames replayed so far that
+ * did not fit the state they were replayed on (solve_replay()).
+ */
+uint32_t solve_test_adopted;
+atomic_uint solve_test_bad;
+#endif
 
 /*
  * The clock: past every deadline (SOLVE_NEVER) once @solve_done is set,
@@ -1150,19 +1192,28 @@ static void solve_record(struct solver *s)
 	s->stop = 1;
 }
 
+/* Room for @n frames at *@path (of *@cap). Return: 0 or -ENOMEM. */
+static int solve_path_room(struct solve_frame **path, uint32_t *cap, uint32_t n)
+{
+	void *p;
+
+	if (n <= *cap)
+		return 0;
+	p = realloc(*path, n * sizeof(**path));
+	if (!p)
+		return -ENOMEM;
+	*path = p;
+	*cap = n;
+	return 0;
+}
+
 /* Keep the search path (from the restart's base) to this node. */
 static int solve_save_path(struct solver *s)
 {
 	uint32_t n = s->base_len + s->depth;
 
-	if (n > s->path_cap) {
-		void *p = realloc(s->path, n * sizeof(*s->path));
-
-		if (!p)
-			return -ENOMEM;
-		s->path = p;
-		s->path_cap = n;
-	}
+	if (solve_path_room(&s->path, &s->path_cap, n))
+		return -ENOMEM;
 	/* The base is a prefix of @path: it stays where it is. */
 	memcpy(s->path + s->base_len, s->stack, s->depth * sizeof(*s->path));
 	s->path_len = n;
@@ -1579,6 +1630,26 @@ static int solve_try(struct solver *s, uint64_t target, double deadline, uint64_
 	return s->found ? 1 : s->timeout ? -1 : 0;
 }
 
+#ifdef SOLVE_TEST
+/* A frame replayed: its buffer not placed yet, on a floor flat at its y0. */
+static void solve_test_frame(const struct solver *s, const struct solve_frame *f)
+{
+	int bad = s->off[f->cur] != UINT64_MAX;
+	uint32_t t;
+
+	for (t = s->b[f->cur].lo; t < s->b[f->cur].hi; t++)
+		bad |= s->vals[t] != f->y0;
+	if (bad)
+		atomic_fetch_add(&solve_test_bad, 1);
+}
+#else
+static void solve_test_frame(const struct solver *s, const struct solve_frame *f)
+{
+	(void)s;
+	(void)f;
+}
+#endif
+
 /* Replay the first @k frames of @s->path: the base of the next search. */
 static void solve_replay(struct solver *s, uint32_t k)
 {
@@ -1587,8 +1658,10 @@ static void solve_replay(struct solver *s, uint32_t k)
 	for (i = 0; i < k; i++) {
 		const struct solve_frame *f = &s->path[i];
 
-		if (f->cur != SOLVE_NONE)
+		if (f->cur != SOLVE_NONE) {
+			solve_test_frame(s, f);
 			solve_place(s, f->cur, f->y0);
+		}
 		if (f->raise)
 			solve_waste(s, f->a, f->cur != SOLVE_NONE ? f->c : f->b, f->raise);
 	}
@@ -1747,6 +1820,44 @@ static int solve_restarts(struct solver *s, uint64_t target, double end)
 }
 
 /*
+ * The portfolio's searches trade their paths at the lower bound: this one
+ * takes the other's if it placed more buffers on the same segment, else
+ * leaves its own for the other. Both number the buffers and steps of a
+ * segment alike, so a path of one replays in the other. Return: 0 or
+ * -ENOMEM.
+ */
+static int solve_exchange(struct solver *s)
+{
+	struct solve_share *sh = solve_shared;
+	int err = 0;
+
+	if (!sh)
+		return 0;
+	pthread_mutex_lock(&sh->mu);
+	if (sh->key == s->key && sh->placed > s->path_placed) {
+		err = solve_path_room(&s->path, &s->path_cap, sh->len);
+		if (!err) {
+			memcpy(s->path, sh->path, sh->len * sizeof(*s->path));
+			s->path_len = sh->len;
+			s->path_placed = sh->placed;
+			s->path_reversed = sh->reversed;
+			sh->adopted++;
+		}
+	} else if (s->path_len && (sh->key != s->key || s->path_placed > sh->placed)) {
+		err = solve_path_room(&sh->path, &sh->cap, s->path_len);
+		if (!err) {
+			memcpy(sh->path, s->path, s->path_len * sizeof(*s->path));
+			sh->key = s->key;
+			sh->len = s->path_len;
+			sh->placed = s->path_placed;
+			sh->reversed = s->path_reversed;
+		}
+	}
+	pthread_mutex_unlock(&sh->mu);
+	return err;
+}
+
+/*
  * The first dive (no target: always a plan), then half the budget for a
  * plan at the lower bound (the optimum of tilings), then bisection between
  * the lowest target not reached and the best peak, a third of what is left
@@ -1768,9 +1879,14 @@ static int solve_search(struct solver *s, double seconds)
 		left = start + seconds - solve_now();
 		if (left <= 0)
 			break;
+		/* Above the bound, from the deeper path of the portfolio's two. */
+		if (c > s->lb && solve_exchange(s))
+			return -ENOMEM;
 		ret = solve_restarts(s, c, solve_now() + (c == s->lb ? left / 2 : left / 3));
 		if (ret < -1)
 			return ret;
+		if (c == s->lb && solve_exchange(s))
+			return -ENOMEM;
 		if (ret < 1 && c == s->lb && solve_complete(s))
 			return -ENOMEM;
 		/* A search that ended without a plan: none has a peak <= c. */
@@ -1824,7 +1940,7 @@ static int solve_segment(const struct svod_plan_event *ev, uint32_t n, const uin
 			 int policy)
 {
 	struct solver s = { .best_peak = UINT64_MAX, .target = SOLVE_INF, .lb = goal,
-			    .policy = policy };
+			    .policy = policy, .key = ev };
 	uint64_t bytes;
 	uint32_t i;
 	int err;
@@ -1986,6 +2102,7 @@ out:
  * @res: out: its result
  * @policy: 0 or 1 (@sweep of struct solver)
  * @done: set by the one that proves its plan optimal
+ * @share: the path the two trade (solve_exchange()), NULL if alone
  * @err: what solve_plan() returned
  */
 struct solve_job {
@@ -1997,6 +2114,7 @@ struct solve_job {
 	struct svod_solve_result res;
 	int policy;
 	atomic_int *done;
+	struct solve_share *share;
 	int err;
 };
 
@@ -2005,10 +2123,12 @@ static void *solve_job_run(void *arg)
 	struct solve_job *j = arg;
 
 	solve_done = j->done;
+	solve_shared = j->share;
 	j->err = solve_plan(j->ev, j->n, j->p, j->hint, j->offsets, &j->res, j->policy);
 	if (!j->err && j->res.optimal)
 		atomic_store(j->done, 1);
 	solve_done = NULL;
+	solve_shared = NULL;
 	return NULL;
 }
 
@@ -2048,10 +2168,11 @@ int svod_plan_solve(const struct svod_plan_event *ev, uint32_t n,
 		    const struct svod_solve_params *p, const uint64_t *hint,
 		    uint64_t *offsets, struct svod_solve_result *res)
 {
+	struct solve_share share = { .mu = PTHREAD_MUTEX_INITIALIZER };
 	atomic_int done = 0;
 	struct solve_job job[2] = {
-		{ ev, n, p, hint, offsets, { 0 }, SOLVE_POLICY, &done, 0 },
-		{ ev, n, p, hint, NULL, { 0 }, SOLVE_POLICY + 1, &done, 0 },
+		{ ev, n, p, hint, offsets, { 0 }, SOLVE_POLICY, &done, NULL, 0 },
+		{ ev, n, p, hint, NULL, { 0 }, SOLVE_POLICY + 1, &done, &share, 0 },
 	};
 	pthread_t th;
 	int two = SOLVE_THREADS > 1 && n && sysconf(_SC_NPROCESSORS_ONLN) > 1, w = 0;
@@ -2059,6 +2180,7 @@ int svod_plan_solve(const struct svod_plan_event *ev, uint32_t n,
 	if (two) {
 		job[1].offsets = malloc((size_t)n * sizeof(*offsets));
 		two = job[1].offsets && !pthread_create(&th, NULL, solve_job_run, &job[1]);
+		job[0].share = two ? &share : NULL;
 	}
 	solve_job_run(&job[0]);
 	if (two) {
@@ -2076,6 +2198,11 @@ int svod_plan_solve(const struct svod_plan_event *ev, uint32_t n,
 		}
 	}
 	free(job[1].offsets);
+	free(share.path);
+	pthread_mutex_destroy(&share.mu);
+#ifdef SOLVE_TEST
+	solve_test_adopted = share.adopted;
+#endif
 	*res = job[w].res;
 	return job[w].err;
 }
