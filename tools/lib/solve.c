@@ -35,7 +35,8 @@
  * target, kept as keys change (O(steps changed)), says when. Floors and
  * keys are kept per step; a scan of the floors gives y0, a and b (on more
  * than 1024 steps, a segment tree over them, range add and min, in O(log
- * S) for S steps: up to there the scan costs less than the tree). Undo is
+ * S) for S steps: up to there the scan costs less than the tree). The scan
+ * reads the lowest floor of each block of 32 steps first, then the block. Undo is
  * the inverse add; the search runs on an explicit stack (its depth reaches
  * the number of buffers).
  *
@@ -144,8 +145,12 @@
 #ifndef SOLVE_TT_BITS
 #define SOLVE_TT_BITS	20
 #endif
-/* Up to this many steps, the lowest floor is found by a scan, not a tree. */
+/*
+ * Up to this many steps, the lowest floor is found by a scan of the
+ * minimum of each block of SOLVE_BLOCK steps, not by a tree.
+ */
 #define SOLVE_SCAN_STEPS	1024
+#define SOLVE_BLOCK	32
 /* No target: larger than any floor the search can build. */
 #define SOLVE_INF	(1ULL << 63)
 /*
@@ -266,6 +271,9 @@ struct solve_frame {
  * @reach: scratch: per step, the @stamp of the last chain search reaching it
  * @stamp: the current chain search
  * @vals: per step, its floor (as @floor; read in O(1))
+ * @bmin: per block of SOLVE_BLOCK steps, its lowest floor, or UINT64_MAX
+ *	until it is scanned again (without @floor.n: the scan for the lowest
+ *	segment reads these first)
  * @cover: scratch: per step, bytes of the buffers within a valley
  * @kvals: per step, its key: its floor plus the bytes of the unplaced
  *	buffers live there (no completion has a lower peak than their maximum)
@@ -323,6 +331,7 @@ struct solver {
 	uint32_t *reach;
 	uint32_t stamp;
 	uint64_t *vals;
+	uint64_t *bmin;
 	uint64_t *cover;
 	uint64_t *kvals;
 	uint32_t full;
@@ -626,6 +635,33 @@ static void solve_vadd(uint64_t *v, uint32_t l, uint32_t r, uint64_t d)
 		v[l] += d;
 }
 
+/*
+ * Raise the floors of [@l, @r) by @d (mod 2^64): the tree over them, or
+ * the minimum of each block (a block wholly in the range moves with it;
+ * one partly in it is marked UINT64_MAX, for solve_lowest() to scan again:
+ * most moves are undone before the next lowest floor is asked for).
+ */
+static void solve_floor_add(struct solver *s, uint32_t l, uint32_t r, uint64_t d)
+{
+	uint32_t k, lo, hi;
+
+	solve_vadd(s->vals, l, r, d);
+	if (s->floor.n) {
+		tree_add(&s->floor, l, r, d);
+		return;
+	}
+	for (k = l / SOLVE_BLOCK; k * SOLVE_BLOCK < r; k++) {
+		lo = k * SOLVE_BLOCK;
+		hi = solve_min(lo + SOLVE_BLOCK, s->steps);
+		if (l <= lo && hi <= r) {
+			if (s->bmin[k] != UINT64_MAX)
+				s->bmin[k] += d;
+			continue;
+		}
+		s->bmin[k] = UINT64_MAX;
+	}
+}
+
 /* The same for the keys, counting the steps at and above the target. */
 static void solve_kadd(struct solver *s, uint32_t l, uint32_t r, uint64_t d)
 {
@@ -664,9 +700,7 @@ static void solve_place(struct solver *s, uint32_t i, uint64_t y0)
 
 	s->off[i] = x;
 	solve_unlink(s, i);
-	if (s->floor.n)
-		tree_add(&s->floor, b->lo, b->hi, x - y0 + b->size);
-	solve_vadd(s->vals, b->lo, b->hi, x - y0 + b->size);
+	solve_floor_add(s, b->lo, b->hi, x - y0 + b->size);
 	solve_prof(s, b->lo, b->hi, x - y0 + b->size);
 	s->zob ^= s->zkey[i];
 	if (x != y0)
@@ -683,9 +717,7 @@ static void solve_unplace(struct solver *s, uint32_t i, uint64_t y0)
 	s->off[i] = UINT64_MAX;
 	if (x != y0)
 		solve_kadd(s, b->lo, b->hi, y0 - x);
-	if (s->floor.n)
-		tree_add(&s->floor, b->lo, b->hi, -(x - y0 + b->size));
-	solve_vadd(s->vals, b->lo, b->hi, -(x - y0 + b->size));
+	solve_floor_add(s, b->lo, b->hi, -(x - y0 + b->size));
 	solve_prof(s, b->lo, b->hi, -(x - y0 + b->size));
 	s->zob ^= s->zkey[i];
 	solve_relink(s, i);
@@ -694,9 +726,7 @@ static void solve_unplace(struct solver *s, uint32_t i, uint64_t y0)
 /* Give up [@a, @b) up to @d bytes higher: the floor and the key rise. */
 static void solve_waste(struct solver *s, uint32_t a, uint32_t b, uint64_t d)
 {
-	if (s->floor.n)
-		tree_add(&s->floor, a, b, d);
-	solve_vadd(s->vals, a, b, d);
+	solve_floor_add(s, a, b, d);
 	solve_kadd(s, a, b, d);
 	solve_prof(s, a, b, d);
 }
@@ -1077,10 +1107,10 @@ static void solve_sweep(const struct solver *s, struct solve_frame *f)
  * The lowest segment: from the tree over the floors on long traces, else
  * by a scan of them (cheaper than keeping the tree).
  */
-static void solve_lowest(const struct solver *s, struct solve_frame *f)
+static void solve_lowest(struct solver *s, struct solve_frame *f)
 {
 	const uint64_t *v = s->vals;
-	uint32_t t, a = 0;
+	uint32_t t, a, k = 0;
 
 	if (s->floor.n) {
 		f->y0 = s->floor.n[1].mn;
@@ -1088,9 +1118,21 @@ static void solve_lowest(const struct solver *s, struct solve_frame *f)
 		f->b = tree_above(&s->floor, f->a, f->y0);
 		return;
 	}
-	for (t = 1; t < s->steps; t++)
-		if (v[t] < v[a])
-			a = t;
+	/* The leftmost block holding the minimum holds its leftmost step. */
+	for (t = 0; t * SOLVE_BLOCK < s->steps; t++) {
+		if (s->bmin[t] == UINT64_MAX) {
+			uint32_t lo = t * SOLVE_BLOCK, hi = solve_min(lo + SOLVE_BLOCK, s->steps);
+			uint64_t m = v[lo];
+
+			for (lo++; lo < hi; lo++)
+				m = solve_min(m, v[lo]);
+			s->bmin[t] = m;
+		}
+		if (s->bmin[t] < s->bmin[k])
+			k = t;
+	}
+	for (a = k * SOLVE_BLOCK; v[a] != s->bmin[k]; a++)
+		;
 	for (t = a + 1; t < s->steps && v[t] == v[a]; t++)
 		;
 	f->y0 = v[a];
@@ -1285,6 +1327,7 @@ static void solve_free(struct solver *s)
 	free(s->reach);
 	free(s->part);
 	free(s->vals);
+	free(s->bmin);
 	free(s->cover);
 	free(s->kvals);
 	free(s->zkey);
@@ -1476,9 +1519,10 @@ static int solve_alloc(struct solver *s)
 	err = s->steps > SOLVE_SCAN_STEPS ? tree_init(&s->floor, s->steps, NULL) : 0;
 	if (!err) {
 		s->vals = calloc((size_t)s->steps + 1, sizeof(*s->vals));
+		s->bmin = calloc((size_t)s->steps / SOLVE_BLOCK + 1, sizeof(*s->bmin));
 		s->cover = malloc(((size_t)s->steps + 1) * sizeof(*s->cover));
 		s->kvals = malloc(((size_t)s->steps + 1) * sizeof(*s->kvals));
-		err = s->vals && s->cover && s->kvals ? 0 : -ENOMEM;
+		err = s->vals && s->bmin && s->cover && s->kvals ? 0 : -ENOMEM;
 		if (!err)
 			solve_keys(s);
 	}
