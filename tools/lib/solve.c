@@ -907,20 +907,27 @@ static int solve_run(const struct solver *s, uint32_t t, uint32_t *l, uint32_t *
 static int solve_chain(struct solver *s, uint32_t l, uint32_t r, uint64_t y)
 {
 	uint64_t depth = UINT64_MAX, *cover = s->cover, sum = 0;
-	uint32_t t, i, st = solve_stamp(s);
+	uint32_t t, i, st = solve_stamp(s), far = l;
 	int on;
 
 	s->reach[l] = st;
 	memset(cover + l, 0, (r - l + 1) * sizeof(*cover));
 	for (t = l; t < r; t++) {
+		/* Nothing reached reaches past @far: the row stays open. */
+		if (t > far)
+			return 0;
 		on = s->reach[t] == st;
 		/* A cell with a byte to spare may stay empty. */
-		if (on && solve_slack(s, t))
+		if (on && solve_slack(s, t)) {
 			s->reach[t + 1] = st;
+			far = solve_max(far, t + 1);
+		}
 		for (i = s->prv[0][s->m + t]; i != s->m + t && s->b[i].hi <= r;
 		     i = s->prv[0][i]) {
-			if (on)
+			if (on) {
 				s->reach[s->b[i].hi] = st;
+				far = solve_max(far, s->b[i].hi);
+			}
 			cover[t] += s->b[i].size;
 			cover[s->b[i].hi] -= s->b[i].size;
 		}
