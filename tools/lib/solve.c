@@ -55,7 +55,9 @@
  *
  * Control: the incumbent is the caller's plan (if valid) or the first
  * dive (no target); half the budget searches for a plan at the lower
- * bound, with restarts (Luby sequence times 1000 nodes) that alternate the
+ * bound (and half of what is left again, while more than a fifth is, as
+ * long as the path below grew in the second half of the last share:
+ * solve_at_bound()), with restarts (Luby sequence times 1000 nodes) that alternate the
  * direction of time and, after the first two, try a random candidate first
  * at 10% of the nodes (a PRNG seeded from the instance: same inputs, same
  * search but for the clock). The path to the deepest partial plan at the
@@ -98,7 +100,8 @@
  * lower bound (I in 0.12 s, K in 0.34 s, the others within 0.02 s), D
  * 1.017, J 1.018 (one search: D 1.017-1.021, I in 0.6-1 s, J
  * 1.019-1.029, K 1.011; the MiniMalloc-style search before this one:
- * 1.07-1.21x). About 1.2 million nodes/s per search at 800-1000 buffers,
+ * 1.07-1.21x). About a million nodes/s per search at 700-1000 buffers
+ * (0.8 million before the block minima and solve_chain()'s early end),
  * 2.3 million on MiniMalloc's J (0.5 to 1.1 million with trees over keys
  * and floors).
  * Tried, no gain: a large neighbourhood search on the best plan (a window
@@ -264,6 +267,7 @@ struct solve_frame {
  * @path_cap: room on @path
  * @path_placed: buffers placed along @path
  * @path_reversed: @reversed when @path was taken
+ * @path_time: solve_now() when @path last grew
  * @base_len: frames of @path replayed before this search (its base)
  * @floor: per step, the top of what was placed (or given up) there, as a
  *	tree (range add, min) when there are more than SOLVE_SCAN_STEPS steps,
@@ -326,6 +330,7 @@ struct solver {
 	uint32_t path_cap;
 	uint32_t path_placed;
 	int path_reversed;
+	double path_time;
 	uint32_t base_len;
 	struct solve_tree floor;
 	uint32_t *reach;
@@ -408,6 +413,18 @@ uint32_t solve_test_adopted;
 atomic_uint solve_test_bad;
 #endif
 
+#ifdef SOLVE_NODE_CLOCK
+/*
+ * tools/plan's check (a build with SOLVE_NODE_CLOCK): the clock reads this
+ * thread's nodes, a million a second, so that a run is the same search
+ * every time.
+ */
+static __thread uint64_t solve_clock_nodes;
+#define SOLVE_TICK()	(solve_clock_nodes++)
+#else
+#define SOLVE_TICK()	((void)0)
+#endif
+
 /*
  * The clock: past every deadline (SOLVE_NEVER) once @solve_done is set,
  * so every search stops as on time out; a dive without a deadline (and
@@ -419,8 +436,13 @@ static double solve_now(void)
 
 	if (solve_done && atomic_load_explicit(solve_done, memory_order_relaxed))
 		return SOLVE_NEVER;
+#ifdef SOLVE_NODE_CLOCK
+	(void)ts;
+	return solve_clock_nodes / 1e6;
+#else
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+#endif
 }
 
 static uint64_t solve_round_up(uint64_t v, uint64_t align)
@@ -1303,12 +1325,15 @@ static int solve_dfs(struct solver *s)
 		}
 		if (s->target == s->lb &&
 		    s->placed >= s->path_placed + (s->m >> 6) + (s->placed > s->path_placed) &&
-		    !solve_save_path(s))
+		    !solve_save_path(s)) {
 			s->path_placed = s->placed;
+			s->path_time = solve_now();
+		}
 		if (s->placed == s->m) {
 			solve_record(s);
 			continue;
 		}
+		SOLVE_TICK();
 		if (++s->nodes >= s->node_limit ||
 		    (!(s->nodes & s->clock_mask) && solve_now() > s->deadline)) {
 			s->stop = 1;
@@ -1909,8 +1934,30 @@ static int solve_exchange(struct solver *s)
 }
 
 /*
+ * The search for a plan at the lower bound, until @end at most: half the
+ * time left, and again half of what is left while the path grew in the
+ * second half of the last share and more than a fifth of the @seconds are
+ * left (above the bound the search works below that path: the deeper, the
+ * better). Return: as solve_restarts().
+ */
+static int solve_at_bound(struct solver *s, double end, double seconds)
+{
+	double t0, t1;
+	int ret;
+
+	do {
+		t0 = solve_now();
+		t1 = t0 + (end - t0) / 2;
+		ret = solve_restarts(s, s->lb, t1);
+	} while (ret == -1 && s->path_time > t0 + (t1 - t0) / 2 &&
+		 end - solve_now() > seconds / 5);
+	return ret;
+}
+
+/*
  * The first dive (no target: always a plan), then half the budget for a
- * plan at the lower bound (the optimum of tilings), then bisection between
+ * plan at the lower bound (the optimum of tilings; more while it gets
+ * deeper: solve_at_bound()), then bisection between
  * the lowest target not reached and the best peak, a third of what is left
  * for each target. Return: 1 if the best plan is proven optimal (it meets
  * the lower bound, or a search found none below it), 0 if not, or -ENOMEM.
@@ -1933,7 +1980,8 @@ static int solve_search(struct solver *s, double seconds)
 		/* Above the bound, from the deeper path of the portfolio's two. */
 		if (c > s->lb && solve_exchange(s))
 			return -ENOMEM;
-		ret = solve_restarts(s, c, solve_now() + (c == s->lb ? left / 2 : left / 3));
+		ret = c == s->lb ? solve_at_bound(s, start + seconds, seconds) :
+				   solve_restarts(s, c, solve_now() + left / 3);
 		if (ret < -1)
 			return ret;
 		if (c == s->lb && solve_exchange(s))

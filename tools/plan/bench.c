@@ -408,6 +408,10 @@ int svod_plan_solve_test(const struct svod_plan_event *ev, uint32_t n,
 			 const struct svod_solve_params *p, const uint64_t *hint,
 			 uint64_t *offsets, struct svod_solve_result *res);
 extern uint32_t solve_test_adopted;
+/* One search, with a clock of a million nodes a second. */
+int svod_plan_solve_nodes(const struct svod_plan_event *ev, uint32_t n,
+			  const struct svod_solve_params *p, const uint64_t *hint,
+			  uint64_t *offsets, struct svod_solve_result *res);
 extern atomic_uint solve_test_bad;
 
 /*
@@ -612,6 +616,36 @@ static int check_share(struct svod_plan_event *ev, u64 *off, u64 *off2)
 }
 
 /*
+ * While the search at the lower bound gets deeper it is given more of the
+ * budget (solve.c's solve_at_bound()). With one search and a clock of a
+ * million nodes a second (the same search every run), a known-optimum
+ * instance (seed 1127: 1-byte sizes, pinwheels) meets the bound within
+ * 1 s only in that extra time: with half the budget at the bound, the
+ * plan ends 1.0046x the optimum.
+ */
+static int check_extend(struct svod_plan_event *ev, u64 *off, u64 *off2)
+{
+	struct svod_plan_params p = { 1ULL << 40, 1, 32, SVOD_PLAN_BEST };
+	const struct svod_solve_params sp = { 1, 1ULL << 40, 1.0 };
+	uint32_t nb = 100 + (uint32_t)(plan_gen_rand(&(uint64_t){ 1127 }) % 901), n;
+	struct svod_plan_result res;
+	struct svod_solve_result sr;
+	uint64_t opt;
+	int bad;
+
+	n = plan_gen_rect(1127, nb, 1, 30, ev, &opt);
+	if (svod_plan_run(&p, ev, n, off, &res, GFP_KERNEL))
+		return 1;
+	bad = svod_plan_solve_nodes(ev, n, &sp, (const uint64_t *)off, (uint64_t *)off2, &sr) ||
+	      plan_check(1ULL << 40, 1, ev, n, off2, sr.peak, sr.lower_bound) ||
+	      sr.peak != opt || !sr.optimal;
+	printf("%s - plan solve: more time at the bound while it gets deeper (%u buffers, "
+	       "peak %.4f the optimum in %.2f million nodes)\n", bad ? "not ok" : "ok", nb,
+	       (double)sr.peak / opt, sr.nodes / 1e6);
+	return bad;
+}
+
+/*
  * The time left goes to the segment with the highest peak: a 946-buffer
  * instance (its hardest segment, 70 buffers, needs some 200,000 nodes)
  * followed by a 5000-buffer one of a lower optimum, 2 s in all. A share
@@ -690,6 +724,7 @@ static int check(void)
 	rc |= check_segments(ev, off);
 	rc |= check_stop(ev, off, off2);
 	rc |= check_share(ev, off, off2);
+	rc |= check_extend(ev, off, off2);
 	rc |= check_brute(ev, off, svod_plan_solve, "portfolio");
 	rc |= check_brute(ev, off, svod_plan_solve_sweep, "sweep alone");
 	free(off2);
