@@ -36,9 +36,9 @@
  * keys are kept per step; a scan of the floors gives y0, a and b (on more
  * than 1024 steps, a segment tree over them, range add and min, in O(log
  * S) for S steps: up to there the scan costs less than the tree). The scan
- * reads the lowest floor of each block of 32 steps first, then the block. Undo is
- * the inverse add; the search runs on an explicit stack (its depth reaches
- * the number of buffers).
+ * reads the lowest floor of each block of 32 steps first, then the block.
+ * Undo is the inverse add; the search runs on an explicit stack (its depth
+ * reaches the number of buffers).
  *
  * A cell must be covered where its step has no byte to spare (its key at
  * the target). So in every valley (a run of steps between higher floors)
@@ -57,10 +57,10 @@
  * dive (no target); half the budget searches for a plan at the lower
  * bound (and half of what is left again, while more than a fifth is, as
  * long as the path below grew in the second half of the last share:
- * solve_at_bound()), with restarts (Luby sequence times 1000 nodes) that alternate the
- * direction of time and, after the first two, try a random candidate first
- * at 10% of the nodes (a PRNG seeded from the instance: same inputs, same
- * search but for the clock). The path to the deepest partial plan at the
+ * solve_at_bound()), with restarts (Luby sequence times 1000 nodes) that
+ * alternate the direction of time and, after the first two, try a random
+ * candidate first at 10% of the nodes (a PRNG seeded from the instance:
+ * same inputs, same search but for the clock). The path to the deepest partial plan at the
  * lower bound is kept (solve_save_path()); half of the shuffled restarts
  * replay a prefix of it (deep ones likelier) and search below it, and
  * such a search that ends proves nothing. The deepest partial plan is then
