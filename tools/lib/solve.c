@@ -53,25 +53,25 @@
  * Dominance: of the candidates identical in steps, size and alignment,
  * one is tried. Candidates: longest lifetime first, then largest.
  *
- * Control: the incumbent is the caller's plan (if valid) or the first
- * dive (no target); half the budget searches for a plan at the lower
- * bound (and half of what is left again, while more than a fifth is, as
- * long as the path below grew in the second half of the last share:
- * solve_at_bound()), with restarts (Luby sequence times 1000 nodes) that
- * alternate the direction of time and, after the first two, try a random
- * candidate first at 10% of the nodes (a PRNG seeded from the instance:
- * same inputs, same search but for the clock). The path to the deepest partial plan at the
+ * Control: the incumbent is the caller's plan (if valid) or the first dive
+ * (no target); half the budget searches for a plan at the lower bound (and
+ * half of what is left again, while more than a fifth is, as long as the
+ * path below grew in the second half of the last share: solve_at_bound()),
+ * with restarts (Luby sequence times 1000 nodes) that alternate the
+ * direction of time and, after the first two, try a random candidate first
+ * at 10% of the nodes (a PRNG seeded from the instance: same inputs, same
+ * search but for the clock). The path to the deepest partial plan at the
  * lower bound is kept (solve_save_path()); half of the shuffled restarts
- * replay a prefix of it (deep ones likelier) and search below it, and
- * such a search that ends proves nothing. The deepest partial plan is then
+ * replay a prefix of it (deep ones likelier) and search below it, and such
+ * a search that ends proves nothing. The deepest partial plan is then
  * completed by first fit (largest first, then in the incumbent's offset
- * order: that one often lands below BEST's plan where the other does
- * not), and the rest of the budget bisects between the lowest target not
- * reached and the best peak (a third of what is left per target; when
- * every target timed out, again from the highest proven). The path holds
- * for any target above the bound, so there half the restarts, from the
- * first, begin below a prefix of it: the bottom of the packing stays
- * waste-free, only the top has bytes to spare.
+ * order: that one often lands below BEST's plan where the other does not),
+ * and the rest of the budget bisects between the lowest target not reached
+ * and the best peak (a third of what is left per target; when every target
+ * timed out, again from the highest proven). The path holds for any target
+ * above the bound, so there half the restarts, from the first, begin below
+ * a prefix of it: the bottom of the packing stays waste-free, only the top
+ * has bytes to spare.
  *
  * Portfolio: with two CPUs online, svod_plan_solve() runs two such
  * searches side by side, one per thread, and keeps the better plan. The
