@@ -88,8 +88,8 @@
  *
  * Measured (-O2, 1 s per instance, 2-core machine): known-optimum
  * instances of 100-1000 buffers (tools/plan/rect.h, plan_bench --hard's
- * 60): median 1.000 for every kind, worst 1.026-1.165 over six runs (at
- * most 1.042 in four); on 120 held-out ones median 1.000, worst
+ * 60): median 1.000 for every kind, worst 1.026-1.165 over seven runs
+ * (at most 1.042 in four); on 120 held-out ones median 1.000, worst
  * 1.000-1.175 (1.063 or less in five). With a clock counting nodes, on
  * 2180 instances: 40 not solved, 14 above 1.05x (worst 1.135).
  * One search alone: worst 1.142-1.166, held out 1.150-1.177. With a clock
