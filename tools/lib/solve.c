@@ -1958,10 +1958,10 @@ static int solve_at_bound(struct solver *s, double end, double seconds)
 /*
  * The first dive (no target: always a plan), then half the budget for a
  * plan at the lower bound (the optimum of tilings; more while it gets
- * deeper: solve_at_bound()), then bisection between
- * the lowest target not reached and the best peak, a third of what is left
- * for each target. Return: 1 if the best plan is proven optimal (it meets
- * the lower bound, or a search found none below it), 0 if not, or -ENOMEM.
+ * deeper: solve_at_bound()), then bisection between the lowest target not
+ * reached and the best peak, a third of what is left for each target.
+ * Return: 1 if the best plan is proven optimal (it meets the lower bound,
+ * or a search found none below it), 0 if not, or -ENOMEM.
  */
 static int solve_search(struct solver *s, double seconds)
 {

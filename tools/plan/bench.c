@@ -408,11 +408,11 @@ int svod_plan_solve_test(const struct svod_plan_event *ev, uint32_t n,
 			 const struct svod_solve_params *p, const uint64_t *hint,
 			 uint64_t *offsets, struct svod_solve_result *res);
 extern uint32_t solve_test_adopted;
+extern atomic_uint solve_test_bad;
 /* One search, with a clock of a million nodes a second. */
 int svod_plan_solve_nodes(const struct svod_plan_event *ev, uint32_t n,
 			  const struct svod_solve_params *p, const uint64_t *hint,
 			  uint64_t *offsets, struct svod_solve_result *res);
-extern atomic_uint solve_test_bad;
 
 /*
  * The proven states (solve.c's table) lose no plan: on 300 small random
