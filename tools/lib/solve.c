@@ -37,6 +37,9 @@
  * than 1024 steps, a segment tree over them, range add and min, in O(log
  * S) for S steps: up to there the scan costs less than the tree). The scan
  * reads the lowest floor of each block of 32 steps first, then the block.
+ * A bit per step says where the floor changes (it moves only at the ends
+ * of a raised range): the runs of equal floors, valleys among them, are
+ * found a word of 64 steps at a time.
  * Undo is the inverse add; the search runs on an explicit stack (its depth
  * reaches the number of buffers).
  *
@@ -279,6 +282,8 @@ struct solve_frame {
  * @bmin: per block of SOLVE_BLOCK steps, its lowest floor, or UINT64_MAX
  *	until it is scanned again (without @floor.n: the scan for the lowest
  *	segment reads these first)
+ * @edge: bit per step, set where a run of equal floors begins (at step 0,
+ *	and at @steps as the end of the last)
  * @cover: scratch: per step, bytes of the buffers within a valley
  * @kvals: per step, its key: its floor plus the bytes of the unplaced
  *	buffers live there (no completion has a lower peak than their maximum)
@@ -338,6 +343,7 @@ struct solver {
 	uint32_t stamp;
 	uint64_t *vals;
 	uint64_t *bmin;
+	uint64_t *edge;
 	uint64_t *cover;
 	uint64_t *kvals;
 	uint32_t full;
@@ -408,10 +414,14 @@ static __thread struct solve_share *solve_shared;
 /*
  * tools/plan's check (a build with SOLVE_TEST): paths one search took from
  * the other in the last svod_plan_solve(), and frames replayed so far that
- * did not fit the state they were replayed on (solve_replay()).
+ * did not fit the state they were replayed on (solve_replay()), runs of
+ * equal floors found from the edge bits (solve_run()) and those of them
+ * that a scan of the floors finds otherwise.
  */
 uint32_t solve_test_adopted;
 atomic_uint solve_test_bad;
+atomic_ulong solve_test_runs;
+atomic_uint solve_test_run_bad;
 #endif
 
 #ifdef SOLVE_NODE_CLOCK
@@ -658,6 +668,39 @@ static void solve_vadd(uint64_t *v, uint32_t l, uint32_t r, uint64_t d)
 		v[l] += d;
 }
 
+/* Mark step @t an edge if its floor differs from the one before it. */
+static void solve_edge_set(struct solver *s, uint32_t t)
+{
+	uint64_t bit = 1ULL << (t % 64);
+
+	if (t >= s->steps || !t || s->vals[t] != s->vals[t - 1])
+		s->edge[t / 64] |= bit;
+	else
+		s->edge[t / 64] &= ~bit;
+}
+
+/* The first edge at or after step @t (@s->steps at the end). */
+static uint32_t solve_edge_next(const struct solver *s, uint32_t t)
+{
+	uint32_t w = t / 64;
+	uint64_t x = s->edge[w] & (~0ULL << (t % 64));
+
+	while (!x)
+		x = s->edge[++w];
+	return w * 64 + (uint32_t)__builtin_ctzll(x);
+}
+
+/* The last edge at or before step @t. */
+static uint32_t solve_edge_prev(const struct solver *s, uint32_t t)
+{
+	uint32_t w = t / 64;
+	uint64_t x = s->edge[w] & (~0ULL >> (63 - t % 64));
+
+	while (!x)
+		x = s->edge[--w];
+	return w * 64 + 63 - (uint32_t)__builtin_clzll(x);
+}
+
 /*
  * Raise the floors of [@l, @r) by @d (mod 2^64): the tree over them, or
  * the minimum of each block (a block wholly in the range moves with it;
@@ -669,6 +712,8 @@ static void solve_floor_add(struct solver *s, uint32_t l, uint32_t r, uint64_t d
 	uint32_t k, lo, hi;
 
 	solve_vadd(s->vals, l, r, d);
+	solve_edge_set(s, l);
+	solve_edge_set(s, r);
 	if (s->floor.n) {
 		tree_add(&s->floor, l, r, d);
 		return;
@@ -904,6 +949,31 @@ static uint32_t solve_stamp(struct solver *s)
 	return s->stamp;
 }
 
+#ifdef SOLVE_TEST
+/* The run [@l, @r) around step @t, checked against a scan of the floors. */
+static void solve_test_run(const struct solver *s, uint32_t t, uint32_t l, uint32_t r)
+{
+	const uint64_t *v = s->vals;
+	uint32_t a, b;
+
+	for (a = t; a && v[a - 1] == v[t]; a--)
+		;
+	for (b = t + 1; b < s->steps && v[b] == v[t]; b++)
+		;
+	atomic_fetch_add(&solve_test_runs, 1);
+	if (a != l || b != r)
+		atomic_fetch_add(&solve_test_run_bad, 1);
+}
+#else
+static void solve_test_run(const struct solver *s, uint32_t t, uint32_t l, uint32_t r)
+{
+	(void)s;
+	(void)t;
+	(void)l;
+	(void)r;
+}
+#endif
+
 /*
  * The run of steps around step @t at its floor, [@l, @r) (as long as it
  * is: no longer than what solve_chain() then scans). 1 if it is a valley:
@@ -913,10 +983,9 @@ static int solve_run(const struct solver *s, uint32_t t, uint32_t *l, uint32_t *
 {
 	const uint64_t *v = s->vals, y = v[t];
 
-	for (*l = t; *l && v[*l - 1] == y; (*l)--)
-		;
-	for (*r = t + 1; *r < s->steps && v[*r] == y; (*r)++)
-		;
+	*l = solve_edge_prev(s, t);
+	*r = solve_edge_next(s, t + 1);
+	solve_test_run(s, t, *l, *r);
 	return (!*l || v[*l - 1] > y) && (*r == s->steps || v[*r] > y);
 }
 
@@ -1084,8 +1153,7 @@ static void solve_valley(struct solver *s, struct solve_frame *f)
 	}
 	for (l = 0; l < s->steps; l = r) {
 		y = v[l];
-		for (r = l + 1; r < s->steps && v[r] == y; r++)
-			;
+		r = solve_edge_next(s, l + 1);
 		if ((l && v[l - 1] < y) || (r < s->steps && v[r] < y) || y >= s->target ||
 		    l == f->a)
 			continue;
@@ -1121,8 +1189,7 @@ static void solve_sweep(const struct solver *s, struct solve_frame *f)
 	uint32_t l, r;
 
 	for (l = 0; l < s->steps; l = r) {
-		for (r = l + 1; r < s->steps && v[r] == v[l]; r++)
-			;
+		r = solve_edge_next(s, l + 1);
 		if ((l && v[l - 1] < v[l]) || (r < s->steps && v[r] < v[l]) ||
 		    v[l] >= s->target)
 			continue;
@@ -1163,8 +1230,7 @@ static void solve_lowest(struct solver *s, struct solve_frame *f)
 	}
 	for (a = k * SOLVE_BLOCK; v[a] != s->bmin[k]; a++)
 		;
-	for (t = a + 1; t < s->steps && v[t] == v[a]; t++)
-		;
+	t = solve_edge_next(s, a + 1);
 	f->y0 = v[a];
 	f->a = a;
 	f->b = t;
@@ -1361,6 +1427,7 @@ static void solve_free(struct solver *s)
 	free(s->part);
 	free(s->vals);
 	free(s->bmin);
+	free(s->edge);
 	free(s->cover);
 	free(s->kvals);
 	free(s->zkey);
@@ -1553,9 +1620,14 @@ static int solve_alloc(struct solver *s)
 	if (!err) {
 		s->vals = calloc((size_t)s->steps + 1, sizeof(*s->vals));
 		s->bmin = calloc((size_t)s->steps / SOLVE_BLOCK + 1, sizeof(*s->bmin));
+		s->edge = calloc((size_t)s->steps / 64 + 1, sizeof(*s->edge));
 		s->cover = malloc(((size_t)s->steps + 1) * sizeof(*s->cover));
 		s->kvals = malloc(((size_t)s->steps + 1) * sizeof(*s->kvals));
-		err = s->vals && s->bmin && s->cover && s->kvals ? 0 : -ENOMEM;
+		err = s->vals && s->bmin && s->edge && s->cover && s->kvals ? 0 : -ENOMEM;
+		if (!err) {
+			s->edge[0] |= 1;
+			s->edge[s->steps / 64] |= 1ULL << (s->steps % 64);
+		}
 		if (!err)
 			solve_keys(s);
 	}
