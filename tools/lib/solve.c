@@ -74,7 +74,14 @@
  * timed out, again from the highest proven). The path holds for any target
  * above the bound, so there half the restarts, from the first, begin below
  * a prefix of it: the bottom of the packing stays waste-free, only the top
- * has bytes to spare.
+ * has bytes to spare. And every other restart there, from the first, is
+ * guided by the incumbent (solution-guided search): at each node the
+ * candidate it placed nearest the floor first (but on the 10% shuffled
+ * nodes), so the search rebuilds the best plan and departs from it where
+ * that plan breaks the target. Measured with the node clock: on 1180
+ * instances, 37 not at the optimum (43 unguided), the excess over it
+ * summed 3.06 (3.33); on 1000 others, 1.26 (1.40). The worst stay: they
+ * miss the bound and no relaxed search gets far below BEST's plan.
  *
  * Portfolio: with two CPUs online, svod_plan_solve() runs two such
  * searches side by side, one per thread, and keeps the better plan. The
@@ -145,6 +152,8 @@
 #define SOLVE_SHUFFLE	10
 /* Percent of the shuffled restarts that begin below a prefix of the path. */
 #define SOLVE_BASE	50
+/* Above the bound, the restarts r with r & this follow the incumbent. */
+#define SOLVE_GUIDE	1
 /*
  * Proven states kept: at most 2^this (16 bytes each), 256 per buffer; 0
  * keeps none (tools/plan's test build compares the two searches).
@@ -303,6 +312,8 @@ struct solve_frame {
  * @policy: 1 for the portfolio's second search (solve_restarts())
  * @sweep: at the lower bound, fill the leftmost valley (solve_sweep()),
  *	not the one with the fewest candidates
+ * @guide: above the bound, try first the candidate whose offset in @best
+ *	is nearest the floor (solve_shuffle())
  * @reversed: time runs backwards (solve_reverse())
  * @nodes: nodes visited
  * @node_limit: this search stops (as on time out) at this many nodes
@@ -361,6 +372,7 @@ struct solver {
 	unsigned int shuffle;
 	int policy;
 	int sweep;
+	int guide;
 	int reversed;
 	uint64_t nodes;
 	uint64_t node_limit;
@@ -825,12 +837,31 @@ static int solve_fits(const struct solver *s, const struct solve_frame *f, uint3
 	return f->pick == SOLVE_NONE || i == f->pick || !solve_same(&s->b[i], &s->b[f->pick]);
 }
 
-/* Maybe a random candidate first: @f->shuffle percent of the nodes. */
+/*
+ * Maybe a random candidate first: @s->shuffle percent of the nodes; on the
+ * others, when @s->guide is set, the one the incumbent placed nearest the
+ * floor (the search follows the best plan and departs from it where that
+ * plan breaks the target: solution-guided search).
+ */
 static void solve_shuffle(struct solver *s, struct solve_frame *f)
 {
 	uint32_t head = s->m + f->c, i, k = 0, *nxt = s->nxt[f->side];
 
 	f->pick = SOLVE_NONE;
+	if (s->guide && !(s->shuffle && solve_rand(s) % 100 < s->shuffle)) {
+		uint64_t d, bd = UINT64_MAX;
+
+		for (i = nxt[head]; i != head; i = nxt[i]) {
+			if (!solve_fits(s, f, i))
+				continue;
+			d = s->best[i] > f->y0 ? s->best[i] - f->y0 : f->y0 - s->best[i];
+			if (d < bd) {
+				bd = d;
+				f->pick = i;
+			}
+		}
+		return;
+	}
 	if (!s->shuffle || solve_rand(s) % 100 >= s->shuffle)
 		return;
 	for (i = nxt[head]; i != head; i = nxt[i])
@@ -1939,6 +1970,7 @@ static int solve_restarts(struct solver *s, uint64_t target, double end)
 	for (r = 1; solve_now() < end; r++) {
 		s->shuffle = r > 2 ? SOLVE_SHUFFLE : 0;
 		s->sweep = s->policy && (r & SOLVE_SWEEP);
+		s->guide = target > s->lb && (r & SOLVE_GUIDE);
 		base = s->path_len && (r > 2 || target > s->lb) &&
 		       solve_rand(s) % 100 < SOLVE_BASE;
 		/* A base is replayed in the direction it was found in. */
@@ -1959,6 +1991,7 @@ static int solve_restarts(struct solver *s, uint64_t target, double end)
 			solve_undo(s, &f);
 		}
 		s->base_len = 0;
+		s->guide = 0;
 		/* Below a base, a search that ends proves nothing. */
 		if (ret == 0 && base)
 			continue;
