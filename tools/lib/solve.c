@@ -80,7 +80,8 @@
  * nodes), so the search rebuilds the best plan and departs from it where
  * that plan breaks the target. Measured with the node clock: on 1180
  * instances, 37 not at the optimum (43 unguided), the excess over it
- * summed 3.06 (3.33); on 1000 others, 1.26 (1.40). The worst stay: they
+ * summed 3.06 (3.33); on 1000 others, 1.26 (1.40), and with three other
+ * PRNG seeds 1.48-1.93 (1.86-2.39). The worst stay: they
  * miss the bound and no relaxed search gets far below BEST's plan.
  *
  * Portfolio: with two CPUs online, svod_plan_solve() runs two such
@@ -100,8 +101,11 @@
  * instances of 100-1000 buffers (tools/plan/rect.h, plan_bench --hard's
  * 60): median 1.000 for every kind, worst 1.026-1.165 over seven runs
  * (at most 1.042 in four); on 120 held-out ones median 1.000, worst
- * 1.000-1.175 (1.063 or less in five). With a clock counting nodes, on
- * 2180 instances: 40 not solved, 14 above 1.05x (worst 1.135).
+ * 1.000-1.175 (1.063 or less in five); with the guided restarts and the
+ * edge bits, on an idle machine, 1.031-1.038, held out 1.000-1.060 (a
+ * run sharing a CPU with another process: 1.132, 1.155). With a clock
+ * counting nodes, on 2180 instances: 40 not solved, 14 above 1.05x
+ * (worst 1.135), before the guided restarts.
  * One search alone: worst 1.142-1.166, held out 1.150-1.177. With a clock
  * counting a million nodes per second per search (the same search every
  * run) on 300 instances, the better of the two searches is above 1.05x
@@ -112,7 +116,8 @@
  * 1.017, J 1.018 (one search: D 1.017-1.021, I in 0.6-1 s, J
  * 1.019-1.029, K 1.011; the MiniMalloc-style search before this one:
  * 1.07-1.21x). About a million nodes/s per search at 700-1000 buffers
- * (0.8 million before the block minima and solve_chain()'s early end),
+ * (0.8 million before the block minima and solve_chain()'s early end;
+ * 12% more since the runs of floors come from edge bits, not a scan),
  * 2.3 million on MiniMalloc's J (0.5 to 1.1 million with trees over keys
  * and floors).
  * Tried, no gain: a large neighbourhood search on the best plan (a window
@@ -130,7 +135,11 @@
  * area first (far worse), smallest second; as the second search, the
  * first with another seed (it fails where the first does); a ruin and
  * recreate of full plans by first fit (no gain on BEST's); thin long
- * buffers set aside for the top (the rest is no easier).
+ * buffers set aside for the top (the rest is no easier); the two searches
+ * trading paths during the time at the bound too (every 16 or 64
+ * restarts); targets three quarters or seven eighths of the way up to the
+ * best peak, not half (within noise); longer guided restarts (4 or 16
+ * times the nodes: worse).
  */
 #include <errno.h>
 #include <pthread.h>
