@@ -649,6 +649,28 @@ static int check_runs(struct svod_plan_event *ev, u64 *off)
 }
 
 /*
+ * The known-optimum instance of @seed (its buffers drawn as --hard's sets
+ * draw them, @granule, pinwheels) searched for 1 s by one search with the
+ * node clock, from BEST's plan (*@best). *@nb and *@opt: its buffers and
+ * optimum. Return: 0, or 1 if the search failed or its plan is invalid.
+ */
+static int solve_nodes(uint64_t seed, uint64_t granule, struct svod_plan_event *ev, u64 *off,
+		       u64 *off2, uint32_t *nb, uint64_t *opt, struct svod_plan_result *best,
+		       struct svod_solve_result *sr)
+{
+	struct svod_plan_params p = { 1ULL << 40, 1, 32, SVOD_PLAN_BEST };
+	const struct svod_solve_params sp = { 1, 1ULL << 40, 1.0 };
+	uint32_t n;
+
+	*nb = 100 + (uint32_t)(plan_gen_rand(&(uint64_t){ seed }) % 901);
+	n = plan_gen_rect(seed, *nb, granule, 30, ev, opt);
+	if (svod_plan_run(&p, ev, n, off, best, GFP_KERNEL))
+		return 1;
+	return svod_plan_solve_nodes(ev, n, &sp, (const uint64_t *)off, (uint64_t *)off2, sr) ||
+	       plan_check(1ULL << 40, 1, ev, n, off2, sr->peak, sr->lower_bound);
+}
+
+/*
  * While the search at the lower bound gets deeper it is given more of the
  * budget (solve.c's solve_at_bound()). With one search and a clock of a
  * million nodes a second (the same search every run), a known-optimum
@@ -658,20 +680,14 @@ static int check_runs(struct svod_plan_event *ev, u64 *off)
  */
 static int check_extend(struct svod_plan_event *ev, u64 *off, u64 *off2)
 {
-	struct svod_plan_params p = { 1ULL << 40, 1, 32, SVOD_PLAN_BEST };
-	const struct svod_solve_params sp = { 1, 1ULL << 40, 1.0 };
-	uint32_t nb = 100 + (uint32_t)(plan_gen_rand(&(uint64_t){ 1127 }) % 901), n;
-	struct svod_plan_result res;
-	struct svod_solve_result sr;
+	struct svod_plan_result res = { 0 };
+	struct svod_solve_result sr = { 0 };
 	uint64_t opt;
+	uint32_t nb;
 	int bad;
 
-	n = plan_gen_rect(1127, nb, 1, 30, ev, &opt);
-	if (svod_plan_run(&p, ev, n, off, &res, GFP_KERNEL))
-		return 1;
-	bad = svod_plan_solve_nodes(ev, n, &sp, (const uint64_t *)off, (uint64_t *)off2, &sr) ||
-	      plan_check(1ULL << 40, 1, ev, n, off2, sr.peak, sr.lower_bound) ||
-	      sr.peak != opt || !sr.optimal;
+	bad = solve_nodes(1127, 1, ev, off, off2, &nb, &opt, &res, &sr) || sr.peak != opt ||
+	      !sr.optimal;
 	printf("%s - plan solve: more time at the bound while it gets deeper (%u buffers, "
 	       "peak %.4f the optimum in %.2f million nodes)\n", bad ? "not ok" : "ok", nb,
 	       (double)sr.peak / opt, sr.nodes / 1e6);
@@ -686,19 +702,13 @@ static int check_extend(struct svod_plan_event *ev, u64 *off, u64 *off2)
  */
 static int check_guide(struct svod_plan_event *ev, u64 *off, u64 *off2)
 {
-	struct svod_plan_params p = { 1ULL << 40, 1, 32, SVOD_PLAN_BEST };
-	const struct svod_solve_params sp = { 1, 1ULL << 40, 1.0 };
-	uint32_t nb = 100 + (uint32_t)(plan_gen_rand(&(uint64_t){ 1382 }) % 901), n;
-	struct svod_plan_result res;
-	struct svod_solve_result sr;
+	struct svod_plan_result res = { 0 };
+	struct svod_solve_result sr = { 0 };
 	uint64_t opt;
+	uint32_t nb;
 	int bad;
 
-	n = plan_gen_rect(1382, nb, 256, 30, ev, &opt);
-	if (svod_plan_run(&p, ev, n, off, &res, GFP_KERNEL))
-		return 1;
-	bad = svod_plan_solve_nodes(ev, n, &sp, (const uint64_t *)off, (uint64_t *)off2, &sr) ||
-	      plan_check(1ULL << 40, 1, ev, n, off2, sr.peak, sr.lower_bound) ||
+	bad = solve_nodes(1382, 256, ev, off, off2, &nb, &opt, &res, &sr) ||
 	      sr.peak * 100 > opt * 110;
 	printf("%s - plan solve: relaxed restarts guided by the best plan (%u buffers, peak %.4f "
 	       "the optimum, best %.4f)\n", bad ? "not ok" : "ok", nb, (double)sr.peak / opt,
