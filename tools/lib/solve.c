@@ -139,7 +139,8 @@
  * trading paths during the time at the bound too (every 16 or 64
  * restarts); targets three quarters or seven eighths of the way up to the
  * best peak, not half (within noise); longer guided restarts (4 or 16
- * times the nodes: worse).
+ * times the nodes: worse); the two trading their best plans too (noise);
+ * the second search at the bound all its time (worse).
  */
 #include <errno.h>
 #include <pthread.h>
