@@ -1668,9 +1668,8 @@ static int solve_alloc(struct solver *s)
 		if (!err) {
 			s->edge[0] |= 1;
 			s->edge[s->steps / 64] |= 1ULL << (s->steps % 64);
-		}
-		if (!err)
 			solve_keys(s);
+		}
 	}
 	if (!err)
 		err = solve_lists(s);
