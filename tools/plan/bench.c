@@ -422,28 +422,51 @@ int svod_plan_solve_nodes(const struct svod_plan_event *ev, uint32_t n,
  * without the table both prove their peak optimal, the peaks are equal;
  * and a 790-buffer known-optimum instance of ten time segments is solved.
  */
-static int check_proofs(struct svod_plan_event *ev, u64 *off)
+/*
+ * @traces small random traces (seeds @mul * i + @add, @nb plus up to
+ * @span - 1 buffers, as small_trace()) searched 0.05 s by the search and
+ * by svod_plan_solve_plain: *@proven where both prove their peak optimal,
+ * *@gap of those above the lower bound. Return: how many of those differ
+ * in their peak, or -1 if a search failed.
+ */
+static int proofs_alike(struct svod_plan_event *ev, u64 *off, int traces, uint64_t mul,
+			uint64_t add, uint32_t nb, uint32_t span, unsigned int free_pct,
+			uint64_t max_size, int *proven, int *gap)
 {
 	const struct svod_solve_params sp = { 1, 1ULL << 40, 0.05 };
 	struct svod_solve_result r1, r2;
-	int seed, differ = 0, proven = 0, gap = 0;
+	int seed, differ = 0;
+	uint32_t n;
+
+	*proven = 0;
+	*gap = 0;
+	for (seed = 0; seed < traces; seed++) {
+		uint64_t st = seed * mul + add;
+
+		n = small_trace(&st, nb + plan_gen_rand(&st) % span, free_pct, max_size, ev, NULL,
+				NULL);
+		if (svod_plan_solve(ev, n, &sp, NULL, (uint64_t *)off, &r1) ||
+		    svod_plan_solve_plain(ev, n, &sp, NULL, (uint64_t *)off, &r2))
+			return -1;
+		if (r1.optimal && r2.optimal) {
+			(*proven)++;
+			*gap += r2.peak > r2.lower_bound;
+			differ += r1.peak != r2.peak;
+		}
+	}
+	return differ;
+}
+
+static int check_proofs(struct svod_plan_event *ev, u64 *off)
+{
+	int differ, proven, gap;
 	uint64_t opt, peak;
 	double took;
 	uint32_t n;
 
-	for (seed = 0; seed < 300; seed++) {
-		uint64_t st = seed * 7919 + 1;
-
-		n = small_trace(&st, 10 + plan_gen_rand(&st) % 8, 40, 20, ev, NULL, NULL);
-		if (svod_plan_solve(ev, n, &sp, NULL, (uint64_t *)off, &r1) ||
-		    svod_plan_solve_plain(ev, n, &sp, NULL, (uint64_t *)off, &r2))
-			return 1;
-		if (r1.optimal && r2.optimal) {
-			proven++;
-			gap += r2.peak > r2.lower_bound;
-			differ += r1.peak != r2.peak;
-		}
-	}
+	differ = proofs_alike(ev, off, 300, 7919, 1, 10, 8, 40, 20, &proven, &gap);
+	if (differ < 0)
+		return 1;
 	n = plan_gen_rect(503, 790, 1, 30, ev, &opt);
 	peak = solve(ev, n, 1, 5.0, NULL, off, &took, NULL);
 	printf("%s - plan solve: proven states lose no plan (%d of %d proven alike, %d above "
@@ -463,24 +486,11 @@ static int check_proofs(struct svod_plan_event *ev, u64 *off)
  */
 static int check_backjump(struct svod_plan_event *ev, u64 *off)
 {
-	const struct svod_solve_params sp = { 1, 1ULL << 40, 0.05 };
-	struct svod_solve_result r1, r2;
-	int seed, differ = 0, proven = 0, gap = 0;
-	uint32_t n;
+	int differ, proven, gap;
 
-	for (seed = 0; seed < 400; seed++) {
-		uint64_t st = seed * 6151 + 3;
-
-		n = small_trace(&st, 14 + plan_gen_rand(&st) % 12, 60, 12, ev, NULL, NULL);
-		if (svod_plan_solve(ev, n, &sp, NULL, (uint64_t *)off, &r1) ||
-		    svod_plan_solve_plain(ev, n, &sp, NULL, (uint64_t *)off, &r2))
-			return 1;
-		if (r1.optimal && r2.optimal) {
-			proven++;
-			gap += r2.peak > r2.lower_bound;
-			differ += r1.peak != r2.peak;
-		}
-	}
+	differ = proofs_alike(ev, off, 400, 6151, 3, 14, 12, 60, 12, &proven, &gap);
+	if (differ < 0)
+		return 1;
 	printf("%s - plan solve: backjumps lose no plan (%d of %d proven alike, %d above the "
 	       "bound, %d differ)\n", differ || gap < 50 ? "not ok" : "ok", proven - differ, proven,
 	       gap, differ);
