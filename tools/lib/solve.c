@@ -691,18 +691,31 @@ static uint64_t solve_hash(const struct solver *s)
 	return s->zob ^ (s->prof * 0x9E3779B97F4A7C15ULL + 0x632BE59BD9B4E019ULL);
 }
 
-/* The current state was proven to have no completion within the target. */
+/* Steps [*@l, *@r) in forward time, or back (the same mapping both ways). */
+static void solve_forward(const struct solver *s, uint32_t *l, uint32_t *r)
+{
+	uint32_t t = *l;
+
+	if (!s->reversed)
+		return;
+	*l = s->steps - *r;
+	*r = s->steps - t;
+}
+
+/*
+ * The current state was proven to have no completion within the target:
+ * the steps the proof depends on in [*@cl, *@cr).
+ */
 static int solve_tt_failed(const struct solver *s, uint32_t *cl, uint32_t *cr)
 {
 	uint64_t h = solve_hash(s);
 	const uint64_t *e = &s->tt[3 * (h & s->tt_mask)];
-	uint32_t l = (uint32_t)e[2], r = (uint32_t)(e[2] >> 32);
 
 	if (e[0] != h || e[1] < s->target)
 		return 0;
-	/* Kept in forward time. */
-	*cl = s->reversed ? s->steps - r : l;
-	*cr = s->reversed ? s->steps - l : r;
+	*cl = (uint32_t)e[2];
+	*cr = (uint32_t)(e[2] >> 32);
+	solve_forward(s, cl, cr);
 	return 1;
 }
 
@@ -711,12 +724,8 @@ static void solve_tt_store(struct solver *s, uint32_t cl, uint32_t cr)
 {
 	uint64_t h = solve_hash(s), *e = &s->tt[3 * (h & s->tt_mask)];
 
-	if (s->reversed) {
-		uint32_t l = s->steps - cr;
-
-		cr = s->steps - cl;
-		cl = l;
-	}
+	/* Kept in forward time. */
+	solve_forward(s, &cl, &cr);
 	if (e[0] != h || e[1] < s->target) {
 		e[0] = h;
 		e[1] = s->target;

@@ -395,7 +395,7 @@ static uint32_t small_trace(uint64_t *st, uint32_t nb, unsigned int free_pct, ui
 	return n;
 }
 
-/* tools/lib/solve.c built with no table of proven states (Makefile). */
+/* tools/lib/solve.c built with no table of proven states, no backjumps (Makefile). */
 int svod_plan_solve_plain(const struct svod_plan_event *ev, uint32_t n,
 			  const struct svod_solve_params *p, const uint64_t *hint,
 			  uint64_t *offsets, struct svod_solve_result *res);
@@ -416,12 +416,6 @@ int svod_plan_solve_nodes(const struct svod_plan_event *ev, uint32_t n,
 			  const struct svod_solve_params *p, const uint64_t *hint,
 			  uint64_t *offsets, struct svod_solve_result *res);
 
-/*
- * The proven states (solve.c's table) lose no plan: on 300 small random
- * traces (aligned, 10-17 buffers), where the search with and the search
- * without the table both prove their peak optimal, the peaks are equal;
- * and a 790-buffer known-optimum instance of ten time segments is solved.
- */
 /*
  * @traces small random traces (seeds @mul * i + @add, @nb plus up to
  * @span - 1 buffers, as small_trace()) searched 0.05 s by the search and
@@ -457,6 +451,13 @@ static int proofs_alike(struct svod_plan_event *ev, u64 *off, int traces, uint64
 	return differ;
 }
 
+/*
+ * The proven states (solve.c's table) lose no plan: on 300 small random
+ * traces (aligned, 10-17 buffers), where the search with and the search
+ * without the table (nor backjumping) both prove their peak optimal, the
+ * peaks are equal; and a 790-buffer known-optimum instance of ten time
+ * segments is solved.
+ */
 static int check_proofs(struct svod_plan_event *ev, u64 *off)
 {
 	int differ, proven, gap;
