@@ -33,6 +33,8 @@
 #define CHECK_TRACES	200
 /* Known-optimum instances of the benchmark (times 4 with --long). */
 #define BENCH_HARD	60
+/* Known-optimum instances of each other shape (bench_shapes()). */
+#define BENCH_SHAPES	40
 /* Buffers of the brute-force check. */
 #define BRUTE_MAX	9
 
@@ -199,6 +201,55 @@ static const struct {
 };
 
 /*
+ * The same instances in other shapes (rect.h: pieces picked uniformly,
+ * coarse time, both), @nr of each (seeds 3000 and up, the four kinds in
+ * turn), never used to tune the search: BEST and the search (1 s) against
+ * the optimum, and how many the search leaves above it. Return: 0, or 1
+ * when a plan failed.
+ */
+static int bench_shapes(int nr, struct svod_plan_event *ev, u64 *off, u64 *off2)
+{
+	static const char *const names[] = { NULL, "pieces picked uniformly",
+					     "coarse time", "both" };
+	double *r = calloc(2 * (size_t)nr, sizeof(double)), took;
+	unsigned int shape;
+	uint64_t opt, peak;
+	uint32_t n, nb;
+	int i, k, missed;
+
+	if (!r)
+		return 1;
+	for (shape = 1; shape <= PLAN_RECT_SHAPES; shape++) {
+		for (i = 0, missed = 0; i < nr; i++) {
+			struct svod_plan_params p = { 1ULL << 40, 1, 32, SVOD_PLAN_BEST };
+			struct svod_plan_result res;
+
+			k = i % ARRAY_SIZE(kinds);
+			nb = 100 + (uint32_t)(plan_gen_rand(&(uint64_t){ 3000 + i }) % 901);
+			n = plan_gen_rect_shape(3000 + i, nb, kinds[k].granule, kinds[k].pinwheel_pct,
+						shape, ev, &opt);
+			if (svod_plan_run(&p, ev, n, off, &res, GFP_KERNEL))
+				goto fail;
+			peak = solve(ev, n, 1, 1.0, off, off2, &took, NULL);
+			if (!peak)
+				goto fail;
+			r[i] = (double)res.peak / opt;
+			r[nr + i] = (double)peak / opt;
+			missed += peak > opt;
+		}
+		printf("plan: known-optimum, other shape (%s), %d instances:", names[shape], nr);
+		stats("best", r, nr);
+		stats("solve (1 s)", r + nr, nr);
+		printf(", solve above the optimum on %d\n", missed);
+	}
+	free(r);
+	return 0;
+fail:
+	free(r);
+	return 1;
+}
+
+/*
  * Known-optimum instances (BENCH_HARD of 100-1000 buffers, seeds 500 and
  * up, the four kinds in turn) and network traces, @scale times as many
  * with --long: TLSF, BEST and the search (1 s each, from BEST's plan)
@@ -293,6 +344,8 @@ static int bench_hard(int scale)
 	stats("solve (1 s)", held + 2 * nr, 2 * nr);
 	printf("\n");
 	free(held);
+	if (bench_shapes(BENCH_SHAPES * scale, ev, off, off2))
+		return 1;
 
 	for (i = 0; i < 4 * scale; i++) {
 		struct svod_plan_params p = { 1ULL << 40, 1, 32, SVOD_PLAN_BEST };

@@ -2,9 +2,10 @@
 /*
  * plan_gen SEED EVENTS: print a generated network schedule (gen.h) in the
  * trace format of `svodctl plan`.
- * plan_gen --rect SEED BUFFERS [GRANULE [PINWHEEL_PCT]]: print a
+ * plan_gen --rect SEED BUFFERS [GRANULE [PINWHEEL_PCT [SHAPE]]]: print a
  * known-optimum instance (rect.h; plan it with --block-size 1), its optimum
- * in a comment line "# optimum N".
+ * in a comment line "# optimum N". SHAPE: PLAN_RECT_* flags, 0 to 3 (1
+ * pieces cut picked uniformly, 2 coarse time); 0 by default.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,19 +31,28 @@ static int rect_main(int argc, char **argv)
 {
 	uint64_t granule = argc > 4 ? strtoull(argv[4], NULL, 0) : 256, opt;
 	unsigned int pct = argc > 5 ? (unsigned int)strtoul(argv[5], NULL, 0) : 20;
+	unsigned long shape = 0;
 	uint32_t nb = (uint32_t)strtoul(argv[3], NULL, 0), n;
 	struct svod_plan_event *ev;
+	char *end = NULL;
 
-	if (argc < 4 || argc > 6 || nb < 1 || nb > 1000000 || !granule) {
-		fprintf(stderr, "usage: plan_gen --rect SEED BUFFERS [GRANULE [PINWHEEL_PCT]]\n");
+	if (argc > 6) {
+		shape = strtoul(argv[6], &end, 0);
+		if (!*argv[6] || *end || shape > PLAN_RECT_SHAPES)
+			end = NULL;
+	}
+	if (argc < 4 || argc > 7 || nb < 1 || nb > 1000000 || !granule || (argc > 6 && !end)) {
+		fprintf(stderr, "usage: plan_gen --rect SEED BUFFERS [GRANULE [PINWHEEL_PCT "
+			"[SHAPE (0-3)]]]\n");
 		return 2;
 	}
 	ev = calloc(2 * (size_t)nb, sizeof(*ev));
 	if (!ev)
 		return 1;
-	n = plan_gen_rect(strtoull(argv[2], NULL, 0), nb, granule, pct, ev, &opt);
-	printf("# plan_gen --rect seed %s: %u buffers\n# optimum %llu\n", argv[2], n / 2,
-	       (unsigned long long)opt);
+	n = plan_gen_rect_shape(strtoull(argv[2], NULL, 0), nb, granule, pct, (unsigned int)shape,
+				ev, &opt);
+	printf("# plan_gen --rect seed %s: %u buffers, shape %lu\n# optimum %llu\n", argv[2],
+	       n / 2, shape, (unsigned long long)opt);
 	print_events(ev, n);
 	free(ev);
 	return n ? 0 : 1;
@@ -57,7 +67,7 @@ int main(int argc, char **argv)
 		return rect_main(argc, argv);
 	if (argc != 3) {
 		fprintf(stderr, "usage: plan_gen SEED EVENTS | plan_gen --rect SEED BUFFERS "
-			"[GRANULE [PINWHEEL_PCT]]\n");
+			"[GRANULE [PINWHEEL_PCT [SHAPE (0-3)]]]\n");
 		return 2;
 	}
 	max = (uint32_t)strtoul(argv[2], NULL, 0);

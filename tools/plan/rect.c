@@ -87,13 +87,18 @@ static int rect_pinwheel(uint64_t *st, struct rect *r, uint32_t *nr, uint32_t i,
 	return 1;
 }
 
-/* Index of the largest of three random pieces (relative width + height). */
+/*
+ * Index of the largest of three random pieces (relative width + height),
+ * or with @uniform of one random piece.
+ */
 static uint32_t rect_pick(uint64_t *st, const struct rect *r, uint32_t nr,
-			  uint64_t width, uint32_t height)
+			  uint64_t width, uint32_t height, int uniform)
 {
 	uint32_t best = 0, k, i;
 	double score, best_score = -1;
 
+	if (uniform)
+		return (uint32_t)(plan_gen_rand(st) % nr);
 	for (k = 0; k < 3; k++) {
 		i = plan_gen_rand(st) % nr;
 		score = (double)r[i].w / width + (double)r[i].h / height;
@@ -129,11 +134,12 @@ static uint32_t rect_events(uint64_t *st, const struct rect *r, uint32_t nr,
 }
 
 /**
- * plan_gen_rect() - generate one known-optimum instance
+ * plan_gen_rect_shape() - generate one known-optimum instance
  * @seed: seed
  * @nr_bufs: buffers wanted (at least 1)
  * @granule: every size and cut is a multiple of it (256, or 1 for any size)
  * @pinwheel_pct: percent of the cuts that are non-guillotine pinwheels
+ * @shape: PLAN_RECT_* flags (rect.h), 0 for the default shape
  * @ev: out: 2 * @nr_bufs events (each buffer allocated and freed once,
  *	alignment 0: the planner must run with block size 1 for the sizes to
  *	count as they are)
@@ -142,22 +148,23 @@ static uint32_t rect_events(uint64_t *st, const struct rect *r, uint32_t nr,
  * Context: any thread.
  * Return: the number of events written (2 * @nr_bufs), 0 without memory.
  */
-uint32_t plan_gen_rect(uint64_t seed, uint32_t nr_bufs, uint64_t granule,
-		       unsigned int pinwheel_pct, struct svod_plan_event *ev,
-		       uint64_t *optimum)
+uint32_t plan_gen_rect_shape(uint64_t seed, uint32_t nr_bufs, uint64_t granule,
+			     unsigned int pinwheel_pct, unsigned int shape,
+			     struct svod_plan_event *ev, uint64_t *optimum)
 {
 	uint64_t st = seed, width;
-	uint32_t height = 4 * nr_bufs + 16, nr = 1, i, tries = 0;
+	uint32_t height, nr = 1, i, tries = 0;
 	struct rect *r = calloc(nr_bufs + 4, sizeof(*r));
 
 	if (!r)
 		return 0;
+	height = shape & PLAN_RECT_COARSE ? nr_bufs / 2 + 4 : 4 * nr_bufs + 16;
 	width = granule * (4096 + plan_gen_rand(&st) % 61440);
 	if (granule == 1)
 		width += plan_gen_rand(&st) % (16 << 20);
 	r[0] = (struct rect){ 0, width, 0, height };
 	while (nr < nr_bufs && tries++ < 64 * nr_bufs) {
-		i = rect_pick(&st, r, nr, width, height);
+		i = rect_pick(&st, r, nr, width, height, shape & PLAN_RECT_UNIFORM);
 		if (nr + 4 <= nr_bufs && plan_gen_rand(&st) % 100 < pinwheel_pct &&
 		    rect_pinwheel(&st, r, &nr, i, granule))
 			continue;
@@ -167,4 +174,12 @@ uint32_t plan_gen_rect(uint64_t seed, uint32_t nr_bufs, uint64_t granule,
 	nr = rect_events(&st, r, nr, ev);
 	free(r);
 	return nr;
+}
+
+/* The default shape: plan_gen_rect_shape() with @shape 0. */
+uint32_t plan_gen_rect(uint64_t seed, uint32_t nr_bufs, uint64_t granule,
+		       unsigned int pinwheel_pct, struct svod_plan_event *ev,
+		       uint64_t *optimum)
+{
+	return plan_gen_rect_shape(seed, nr_bufs, granule, pinwheel_pct, 0, ev, optimum);
 }

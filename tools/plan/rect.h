@@ -17,4 +17,19 @@ uint32_t plan_gen_rect(uint64_t seed, uint32_t nr_bufs, uint64_t granule,
 		       unsigned int pinwheel_pct, struct svod_plan_event *ev,
 		       uint64_t *optimum);
 
+/*
+ * Other shapes of the same instances (plan_gen_rect_shape()'s @shape, ORed):
+ * UNIFORM cuts a piece picked uniformly at random (not the largest of
+ * three: small pieces are cut again, into many short-lived ones); COARSE
+ * gives time nr_bufs / 2 + 4 units instead of 4 * nr_bufs + 16 (many
+ * buffers begin and end together).
+ */
+#define PLAN_RECT_UNIFORM	1u
+#define PLAN_RECT_COARSE	2u
+#define PLAN_RECT_SHAPES	3u
+
+uint32_t plan_gen_rect_shape(uint64_t seed, uint32_t nr_bufs, uint64_t granule,
+			     unsigned int pinwheel_pct, unsigned int shape,
+			     struct svod_plan_event *ev, uint64_t *optimum);
+
 #endif /* SVOD_PLAN_RECT_H */

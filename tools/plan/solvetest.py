@@ -191,6 +191,38 @@ def check(plan, plan_gen, seed, bufs, granule):
     return None
 
 
+def alloc_runs(text):
+    """Runs of ALLOC lines with no FREE between: the planner's time steps."""
+    runs, inrun = 0, False
+    for line in text.splitlines():
+        if line.startswith("alloc"):
+            runs += not inrun
+            inrun = True
+        elif line.startswith("free"):
+            inrun = False
+    return runs
+
+
+def check_shape(plan, plan_gen, seed, bufs, shape):
+    """plan_gen --rect's SHAPE: another instance than the default one,
+    still a tiling (lower bound = optimum, reached by the search), and with
+    coarse time (2) no more runs of ALLOCs than its bufs / 2 + 4 units."""
+    text, opt = rect_instance(plan_gen, seed, bufs, 1, 30, shape)
+    base, _ = rect_instance(plan_gen, seed, bufs, 1, 30)
+    body = [l for l in text.splitlines() if not l.startswith("#")]
+    if body == [l for l in base.splitlines() if not l.startswith("#")]:
+        return "shape %d gives the default instance" % shape
+    if shape & 2 and alloc_runs(text) > bufs // 2 + 4:
+        return "shape %d: %d runs of ALLOCs, more than %d" % (shape, alloc_runs(text),
+                                                             bufs // 2 + 4)
+    out, why = run_solve(plan, text, "2")
+    if why:
+        return why
+    if int(out["lower_bound"]) != opt or int(out["peak"]) != opt:
+        return "peak %s, lower bound %s, optimum %d" % (out["peak"], out["lower_bound"], opt)
+    return None
+
+
 def check_hard(plan, plan_gen, seed, bufs):
     """A non-guillotine instance the search does not solve at once: the
     restarts below a prefix of the deepest partial plan (targets above the
@@ -219,6 +251,13 @@ def main():
         if why:
             bad += 1
             print("# plan solve: rect seed %d, %d buffers: %s" % (seed, bufs, why))
+    shapes = [(s, 12 + 2 * s, 1 + s % 3) for s in range(9)]
+    for seed, bufs, shape in shapes:
+        why = check_shape(plan, plan_gen, seed, bufs, shape)
+        if why:
+            bad += 1
+            print("# plan solve: rect seed %d, %d buffers, shape %d: %s"
+                  % (seed, bufs, shape, why))
     for seed in range(24):
         block = 256 if seed % 2 else 1
         why = check_random(plan, seed, block)
@@ -235,16 +274,22 @@ def main():
         if why:
             bad += 1
             print("# plan solve: tiny trace seed %d: %s" % (seed, why))
+    for arg in ("4", "-1", "x", "", "1 2"):
+        p = subprocess.run([plan_gen, "--rect", "1", "20", "1", "30"] + arg.split(" "),
+                           capture_output=True)
+        if p.returncode != 2:
+            bad += 1
+            print("# plan_gen --rect: SHAPE %r exits %d, not 2" % (arg, p.returncode))
     for arg in ("-1", "x", "nan"):
         p = subprocess.run([plan, "--solve", arg, "-"], input="", capture_output=True)
         if p.returncode != 2:
             bad += 1
             print("# plan solve: --solve %s exits %d, not 2" % (arg, p.returncode))
-    print("%s - plan --solve: %d known-optimum instances solved to the optimum with valid "
-          "plans, 24 random traces and 2 hard non-guillotine instances valid and never above "
+    print("%s - plan --solve: %d known-optimum instances (and %d of other shapes) solved to "
+          "the optimum with valid plans, 24 random traces and 2 hard non-guillotine instances valid and never above "
           "best, 40 tiny ones at the optimum, "
-          "bad SECONDS refused"
-          % ("not ok" if bad else "ok", len(cases)))
+          "bad SECONDS and SHAPE refused"
+          % ("not ok" if bad else "ok", len(cases), len(shapes)))
     return 1 if bad else 0
 
 
