@@ -181,14 +181,19 @@ def run_solve(plan, text, seconds):
     return (None, why) if why else (out, None)
 
 
-def check(plan, plan_gen, seed, bufs, granule):
-    text, opt = rect_instance(plan_gen, seed, bufs, granule)
+def at_optimum(plan, text, opt):
+    """The search (2 s) reaches the optimum @opt of @text, its lower bound:
+    None, or why not."""
     out, why = run_solve(plan, text, "2")
     if why:
         return why
     if int(out["lower_bound"]) != opt or int(out["peak"]) != opt:
         return "peak %s, lower bound %s, optimum %d" % (out["peak"], out["lower_bound"], opt)
     return None
+
+
+def check(plan, plan_gen, seed, bufs, granule):
+    return at_optimum(plan, *rect_instance(plan_gen, seed, bufs, granule))
 
 
 def alloc_runs(text):
@@ -215,12 +220,7 @@ def check_shape(plan, plan_gen, seed, bufs, shape):
     if shape & 2 and alloc_runs(text) > bufs // 2 + 4:
         return "shape %d: %d runs of ALLOCs, more than %d" % (shape, alloc_runs(text),
                                                              bufs // 2 + 4)
-    out, why = run_solve(plan, text, "2")
-    if why:
-        return why
-    if int(out["lower_bound"]) != opt or int(out["peak"]) != opt:
-        return "peak %s, lower bound %s, optimum %d" % (out["peak"], out["lower_bound"], opt)
-    return None
+    return at_optimum(plan, text, opt)
 
 
 def check_hard(plan, plan_gen, seed, bufs):
