@@ -4,8 +4,8 @@
  * trace format of `svodctl plan`.
  * plan_gen --rect SEED BUFFERS [GRANULE [PINWHEEL_PCT [SHAPE]]]: print a
  * known-optimum instance (rect.h; plan it with --block-size 1), its optimum
- * in a comment line "# optimum N". SHAPE: PLAN_RECT_* flags, 0 to 3 (1
- * pieces cut picked uniformly, 2 coarse time); 0 by default.
+ * in a comment line "# optimum N". SHAPE: PLAN_RECT_* flags ORed, 0 to 3
+ * (1: the piece to cut picked uniformly, 2: coarse time); 0 by default.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -26,6 +26,7 @@ uint32_t plan_gen_rect(uint64_t seed, uint32_t nr_bufs, uint64_t granule,
  */
 #define PLAN_RECT_UNIFORM	1u
 #define PLAN_RECT_COARSE	2u
+/* All of them: the highest @shape. */
 #define PLAN_RECT_SHAPES	3u
 
 uint32_t plan_gen_rect_shape(uint64_t seed, uint32_t nr_bufs, uint64_t granule,
