@@ -202,15 +202,16 @@ static const struct {
 
 /*
  * The same instances in other shapes (rect.h: pieces picked uniformly,
- * coarse time, both), @nr of each (seeds 3000 and up, the four kinds in
- * turn), never used to tune the search: BEST and the search (1 s) against
+ * coarse time, slack, and their combinations), @nr of each (seeds 3000 and
+ * up, the four kinds in turn), never used to tune the search: BEST and the search (1 s) against
  * the optimum, and how many the search leaves above it. Return: 0, or 1
  * when a plan failed.
  */
 static int bench_shapes(int nr, struct svod_plan_event *ev, u64 *off, u64 *off2)
 {
-	static const char *const names[] = { NULL, "pieces picked uniformly",
-					     "coarse time", "both" };
+	static const char *const names[] = { NULL, "pieces picked uniformly", "coarse time",
+					     "uniform, coarse", "slack", "uniform, slack",
+					     "coarse, slack", "uniform, coarse, slack" };
 	double *r = calloc(2 * (size_t)nr, sizeof(double)), took;
 	unsigned int shape;
 	uint64_t opt, peak;

@@ -4,8 +4,9 @@
  * trace format of `svodctl plan`.
  * plan_gen --rect SEED BUFFERS [GRANULE [PINWHEEL_PCT [SHAPE]]]: print a
  * known-optimum instance (rect.h; plan it with --block-size 1), its optimum
- * in a comment line "# optimum N". SHAPE: PLAN_RECT_* flags ORed, 0 to 3
- * (1: the piece to cut picked uniformly, 2: coarse time); 0 by default.
+ * in a comment line "# optimum N". SHAPE: PLAN_RECT_* flags ORed, 0 to 7
+ * (1: the piece to cut picked uniformly, 2: coarse time, 4: slack, few
+ * tight steps); 0 by default.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,7 +44,7 @@ static int rect_main(int argc, char **argv)
 	}
 	if (argc < 4 || argc > 7 || nb < 1 || nb > 1000000 || !granule || (argc > 6 && !end)) {
 		fprintf(stderr, "usage: plan_gen --rect SEED BUFFERS [GRANULE [PINWHEEL_PCT "
-			"[SHAPE (0-3)]]]\n");
+			"[SHAPE (0-7)]]]\n");
 		return 2;
 	}
 	ev = calloc(2 * (size_t)nb, sizeof(*ev));
@@ -67,7 +68,7 @@ int main(int argc, char **argv)
 		return rect_main(argc, argv);
 	if (argc != 3) {
 		fprintf(stderr, "usage: plan_gen SEED EVENTS | plan_gen --rect SEED BUFFERS "
-			"[GRANULE [PINWHEEL_PCT [SHAPE (0-3)]]]\n");
+			"[GRANULE [PINWHEEL_PCT [SHAPE (0-7)]]]\n");
 		return 2;
 	}
 	max = (uint32_t)strtoul(argv[2], NULL, 0);

@@ -110,6 +110,32 @@ static uint32_t rect_pick(uint64_t *st, const struct rect *r, uint32_t nr,
 	return best;
 }
 
+/*
+ * PLAN_RECT_SLACK: a fifth of the pieces not live at one random time t*
+ * (at least one, if one is wider than a granule) keep only their first 1
+ * to all but one of their granules (the rest stays empty): the pieces
+ * live at t* still tile the width, so it is still the lower bound and the
+ * optimum, but few other times are tight.
+ */
+static void rect_slack(uint64_t *st, struct rect *r, uint32_t nr, uint32_t height,
+		       uint64_t granule)
+{
+	uint32_t ts = (uint32_t)(plan_gen_rand(st) % height), i, last = nr;
+	int shrunk = 0;
+
+	for (i = 0; i < nr; i++) {
+		if ((r[i].t <= ts && ts < r[i].t + r[i].h) || r[i].w < 2 * granule)
+			continue;
+		last = i;
+		if (plan_gen_rand(st) % 5)
+			continue;
+		r[i].w = granule * (1 + plan_gen_rand(st) % (r[i].w / granule - 1));
+		shrunk = 1;
+	}
+	if (!shrunk && last < nr)
+		r[last].w = granule * (1 + plan_gen_rand(st) % (r[last].w / granule - 1));
+}
+
 static uint32_t rect_events(uint64_t *st, const struct rect *r, uint32_t nr,
 			    struct svod_plan_event *ev)
 {
@@ -171,6 +197,8 @@ uint32_t plan_gen_rect_shape(uint64_t seed, uint32_t nr_bufs, uint64_t granule,
 		rect_split(&st, r, &nr, i, granule);
 	}
 	*optimum = width;
+	if (shape & PLAN_RECT_SLACK)
+		rect_slack(&st, r, nr, height, granule);
 	nr = rect_events(&st, r, nr, ev);
 	free(r);
 	return nr;

@@ -208,10 +208,29 @@ def alloc_runs(text):
     return runs
 
 
+def step_bytes(text):
+    """Live bytes at the end of each run of ALLOC lines (each time step)."""
+    size, live, out, inrun = {}, 0, [], False
+    for line in text.splitlines():
+        f = line.split()
+        if f and f[0] == "alloc":
+            size[f[1]] = int(f[2])
+            live += int(f[2])
+            inrun = True
+        elif f and f[0] == "free":
+            if inrun:
+                out.append(live)
+            live -= size[f[1]]
+            inrun = False
+    return out + ([live] if inrun else [])
+
+
 def check_shape(plan, plan_gen, seed, bufs, shape):
     """plan_gen --rect's SHAPE: another instance than the default one,
-    still a tiling (lower bound = optimum, reached by the search), and with
-    coarse time (2) no more runs of ALLOCs than its bufs / 2 + 4 units."""
+    with lower bound = optimum (reached by the search); with coarse time
+    (2) no more runs of ALLOCs than its bufs / 2 + 4 units; a tiling (every
+    step's live bytes the optimum) but with slack (4), where some step has
+    bytes to spare and one has none."""
     text, opt = rect_instance(plan_gen, seed, bufs, 1, 30, shape)
     base, _ = rect_instance(plan_gen, seed, bufs, 1, 30)
     body = [l for l in text.splitlines() if not l.startswith("#")]
@@ -220,6 +239,11 @@ def check_shape(plan, plan_gen, seed, bufs, shape):
     if shape & 2 and alloc_runs(text) > bufs // 2 + 4:
         return "shape %d: %d runs of ALLOCs, more than %d" % (shape, alloc_runs(text),
                                                              bufs // 2 + 4)
+    live = step_bytes(text)
+    if max(live) != opt:
+        return "shape %d: most live bytes %d, not the optimum %d" % (shape, max(live), opt)
+    if bool(shape & 4) != (min(live) < opt):
+        return "shape %d: fewest live bytes %d, optimum %d" % (shape, min(live), opt)
     return at_optimum(plan, text, opt)
 
 
@@ -251,7 +275,7 @@ def main():
         if why:
             bad += 1
             print("# plan solve: rect seed %d, %d buffers: %s" % (seed, bufs, why))
-    shapes = [(s, 12 + 2 * s, 1 + s % 3) for s in range(9)]
+    shapes = [(s, 12 + 2 * s, 1 + s % 7) for s in range(14)]
     for seed, bufs, shape in shapes:
         why = check_shape(plan, plan_gen, seed, bufs, shape)
         if why:
@@ -274,7 +298,7 @@ def main():
         if why:
             bad += 1
             print("# plan solve: tiny trace seed %d: %s" % (seed, why))
-    for arg in ("4", "-1", "x", "", "1 2"):
+    for arg in ("8", "-1", "x", "", "1 2"):
         p = subprocess.run([plan_gen, "--rect", "1", "20", "1", "30"] + arg.split(" "),
                            capture_output=True)
         if p.returncode != 2:
