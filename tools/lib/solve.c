@@ -164,9 +164,9 @@
  * the bound alone); the waste branch first on 2% or 10% of the nodes
  * above the bound (worse); a first-fail count of candidates that counts
  * identical ones once (noise); iterated greedy (BEST's order perturbed,
- * squeaky wheel: 1.25x the optimum on coarse time); a bound per step over the buffers
- * sorted by the highest floor they span; trying first a buffer flush with
- * a neighbour; the candidates shortest first on some restarts (solves
+ * squeaky wheel: 1.25x the optimum on coarse time); a bound per step
+ * over the buffers sorted by the highest floor they span; trying first a
+ * buffer flush with a neighbour; the candidates shortest first on some restarts (solves
  * some instances, loses others: worse on the whole), largest or largest
  * area first (far worse), smallest second; as the second search, the
  * first with another seed (it fails where the first does); a ruin and

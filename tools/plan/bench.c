@@ -203,9 +203,9 @@ static const struct {
 /*
  * The same instances in other shapes (rect.h: pieces picked uniformly,
  * coarse time, slack, and their combinations), @nr of each (seeds 3000 and
- * up, the four kinds in turn), never used to tune the search: BEST and the search (1 s) against
- * the optimum, and how many the search leaves above it. Return: 0, or 1
- * when a plan failed.
+ * up, the four kinds in turn), never used to tune the search: BEST and the
+ * search (1 s) against the optimum, and how many the search leaves above
+ * it. Return: 0, or 1 when a plan failed.
  */
 static int bench_shapes(int nr, struct svod_plan_event *ev, u64 *off, u64 *off2)
 {
