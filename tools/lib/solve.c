@@ -950,24 +950,28 @@ static void solve_shuffle(struct solver *s, struct solve_frame *f)
 	f->pick = i;
 }
 
-/* The next candidate of step @f->c, placed; 0 when none is left. */
+/* Does buffer @i, placed at @y0, raise that floor by at most @cap? */
+static int solve_under(const struct solver *s, uint32_t i, uint64_t y0, uint64_t cap)
+{
+	return cap == UINT64_MAX ||
+	       solve_round_up(y0, s->b[i].align) - y0 + s->b[i].size <= cap;
+}
+
+/*
+ * The next candidate of step @f->c raising its floor by at most @cap,
+ * placed; 0 when none is left.
+ */
 static int solve_next_buf(struct solver *s, struct solve_frame *f, uint64_t cap)
 {
 	uint32_t head = s->m + f->c, i, *nxt = s->nxt[f->side];
-	uint64_t pad = 0;
 
 	if (f->it == head && f->prev == SOLVE_NONE && f->pick != SOLVE_NONE &&
-	    (cap == UINT64_MAX || solve_round_up(f->y0, s->b[f->pick].align) - f->y0 +
-					  s->b[f->pick].size <= cap)) {
+	    solve_under(s, f->pick, f->y0, cap)) {
 		i = f->pick;
 	} else {
-		for (i = nxt[f->it]; i != head; i = nxt[i]) {
-			if (cap != UINT64_MAX)
-				pad = solve_round_up(f->y0, s->b[i].align) - f->y0;
-			if (i != f->pick && solve_fits(s, f, i) &&
-			    (cap == UINT64_MAX || pad + s->b[i].size <= cap))
+		for (i = nxt[f->it]; i != head; i = nxt[i])
+			if (i != f->pick && solve_fits(s, f, i) && solve_under(s, i, f->y0, cap))
 				break;
-		}
 		if (i == head)
 			return 0;
 		f->it = i;
