@@ -143,10 +143,9 @@
  * run) on 300 instances, the better of the two searches is above 1.05x
  * on 1 (worst 1.069), policy 0 alone on 4 (1.162); on 180 more, not used
  * to choose the policy, 2 (1.135) against 7 (1.212). MiniMalloc's
- * asplos2024 instances A-K (150-450 buffers): all but D and J at the
- * lower bound (I in 0.12 s, K in 0.34 s, the others within 0.02 s), D
- * 1.017, J 1.018 (one search: D 1.017-1.021, I in 0.6-1 s, J
- * 1.019-1.029, K 1.011; the MiniMalloc-style search before this one:
+ * asplos2024 instances A-K (150-450 buffers): all but J at the lower
+ * bound (D in 0.42-0.49 s, K in 0.24 s, the others within 0.03 s), J
+ * 1.007-1.015 (the MiniMalloc-style search before this one:
  * 1.07-1.21x). About a million nodes/s per search at 700-1000 buffers
  * (0.8 million before the block minima and solve_chain()'s early end;
  * 12% more since the runs of floors come from edge bits, not a scan),
