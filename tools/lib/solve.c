@@ -105,7 +105,21 @@
  * timed out, again from the highest proven). The path holds for any target
  * above the bound, so there half the restarts, from the first, begin below
  * a prefix of it: the bottom of the packing stays waste-free, only the top
- * has bytes to spare. And every other restart there, from the first, is
+ * has bytes to spare. A path found at a target above the bound holds for
+ * any target as high, and the bisection only goes up after a target not
+ * reached: the deepest path at such a target is kept too (solve_save_up();
+ * solve_keep_up() drops it when the bisection starts again lower), and
+ * where it holds more buffers than the one at the bound, half of those
+ * restarts begin below it instead. On an instance with slack (877
+ * buffers), the deepest partial plans held 182 buffers at the bound, 490
+ * at 1.066x it and no more at 1.099x; with the deeper path, 532 and 798,
+ * and the plan 1.123x -> 1.108x. With the node clock, the
+ * excess over the optimum summed over 40 instances per shape (seeds 5000
+ * and up) went 0.286, 1.899, 1.459, 1.533 -> 0.266, 1.638, 1.237, 1.304
+ * (uniform picks, coarse time, both, slack), no instance worse by more
+ * than 0.02 and 14 better by 0.02 to 0.06; on seeds 6000 and up (held
+ * out) 0.183, 1.552, 1.516 -> 0.167, 1.230, 1.281 (uniform, coarse,
+ * slack). And every other restart there, from the first, is
  * guided by the incumbent (solution-guided search): at each node the
  * candidate it placed nearest the floor first (but on the 10% shuffled
  * nodes), so the search rebuilds the best plan and departs from it where
@@ -175,7 +189,12 @@
  * restarts); targets three quarters or seven eighths of the way up to the
  * best peak, not half (within noise); longer guided restarts (4 or 16
  * times the nodes: worse); the two trading their best plans too (noise);
- * the second search at the bound all its time (worse).
+ * the second search at the bound all its time (worse); the valley chosen
+ * by its candidates over a weight of its steps that failures raise
+ * (dom/wdeg, weights kept across restarts, with and without decay; 200
+ * buffers of coarse time: 7 not solved -> 4 or 5, but 300 buffers 15 ->
+ * 15, and at 100-1000 buffers the excess summed 1.899 -> 2.094-2.228 on
+ * coarse time).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -197,6 +216,13 @@
 #define SOLVE_SHUFFLE	10
 /* Percent of the shuffled restarts that begin below a prefix of the path. */
 #define SOLVE_BASE	50
+/*
+ * Above the bound, percent of the restarts that take the deeper path found
+ * there (struct solver's @up) for that base instead (0: never).
+ */
+#ifndef SOLVE_UP
+#define SOLVE_UP	50
+#endif
 /* Above the bound, the restarts r with r & this follow the incumbent. */
 #define SOLVE_GUIDE	1
 /*
@@ -310,6 +336,24 @@ struct solve_frame {
 };
 
 /**
+ * struct solve_up - the deepest search path at a target above the bound
+ * @f: its frames (as struct solver's @path)
+ * @len: frames on @f
+ * @cap: room on @f
+ * @placed: buffers placed along it
+ * @reversed: the direction of time it was found in
+ * @target: the target it was found at: it holds for any target as high
+ */
+struct solve_up {
+	struct solve_frame *f;
+	uint32_t len;
+	uint32_t cap;
+	uint32_t placed;
+	int reversed;
+	uint64_t target;
+};
+
+/**
  * struct solver - search state
  * @b: buffers, in ALLOC order
  * @m: buffers
@@ -334,7 +378,11 @@ struct solve_frame {
  * @path_placed: buffers placed along @path
  * @path_reversed: @reversed when @path was taken
  * @path_time: solve_now() when @path last grew
- * @base_len: frames of @path replayed before this search (its base)
+ * @base_len: frames replayed before this search (its base)
+ * @base: the path they were replayed from: @path or @up.f
+ * @up: the deepest path at a target above the bound not reached
+ *	(solve_save_up()); restarts above the bound may begin below it
+ * @up_kept: @up as it was before the current target (solve_search())
  * @floor: per step, the top of what was placed (or given up) there, as a
  *	tree (range add, min) when there are more than SOLVE_SCAN_STEPS steps,
  *	else none (@floor.n NULL: @vals is scanned)
@@ -405,6 +453,9 @@ struct solver {
 	int path_reversed;
 	double path_time;
 	uint32_t base_len;
+	const struct solve_frame *base;
+	struct solve_up up;
+	struct solve_up up_kept;
 	struct solve_tree floor;
 	uint32_t *reach;
 	uint32_t stamp;
@@ -1526,10 +1577,35 @@ static int solve_save_path(struct solver *s)
 
 	if (solve_path_room(&s->path, &s->path_cap, n))
 		return -ENOMEM;
-	/* The base is a prefix of @path: it stays where it is. */
+	/* The base is a prefix of @path: it stays where it is (perhaps moved). */
+	s->base = s->path;
 	memcpy(s->path + s->base_len, s->stack, s->depth * sizeof(*s->path));
 	s->path_len = n;
 	s->path_reversed = s->reversed;
+	return 0;
+}
+
+/*
+ * Keep the search path to this node (above the bound) as @up: it holds
+ * for any target as high as this one.
+ */
+static int solve_save_up(struct solver *s)
+{
+	struct solve_up *u = &s->up;
+	uint32_t n = s->base_len + s->depth;
+	int in_place = s->base_len && s->base == u->f;
+
+	if (solve_path_room(&u->f, &u->cap, n))
+		return -ENOMEM;
+	/* Below @up itself, its prefix is in place (perhaps moved). */
+	if (in_place)
+		s->base = u->f;
+	else if (s->base_len)
+		memcpy(u->f, s->base, s->base_len * sizeof(*u->f));
+	memcpy(u->f + s->base_len, s->stack, s->depth * sizeof(*u->f));
+	u->len = n;
+	u->reversed = s->reversed;
+	u->target = s->target;
 	return 0;
 }
 
@@ -1608,6 +1684,10 @@ static int solve_dfs(struct solver *s)
 			s->path_placed = s->placed;
 			s->path_time = solve_now();
 		}
+		if (s->target > s->lb && s->target < SOLVE_INF &&
+		    s->placed >= s->up.placed + (s->m >> 6) + (s->placed > s->up.placed) &&
+		    !solve_save_up(s))
+			s->up.placed = s->placed;
 		if (s->placed == s->m) {
 			solve_record(s);
 			continue;
@@ -1639,6 +1719,8 @@ static void solve_free(struct solver *s)
 	free(s->best);
 	free(s->stack);
 	free(s->path);
+	free(s->up.f);
+	free(s->up_kept.f);
 	free(s->reach);
 	free(s->part);
 	free(s->vals);
@@ -2020,13 +2102,13 @@ static void solve_test_frame(const struct solver *s, const struct solve_frame *f
 }
 #endif
 
-/* Replay the first @k frames of @s->path: the base of the next search. */
-static void solve_replay(struct solver *s, uint32_t k)
+/* Replay the first @k frames of @path: the base of the next search. */
+static void solve_replay(struct solver *s, const struct solve_frame *path, uint32_t k)
 {
 	uint32_t i;
 
 	for (i = 0; i < k; i++) {
-		const struct solve_frame *f = &s->path[i];
+		const struct solve_frame *f = &path[i];
 
 		if (f->cur != SOLVE_NONE) {
 			solve_test_frame(s, f);
@@ -2035,6 +2117,7 @@ static void solve_replay(struct solver *s, uint32_t k)
 		if (f->raise)
 			solve_waste(s, f->a, f->cur != SOLVE_NONE ? f->c : f->b, f->raise);
 	}
+	s->base = path;
 	s->base_len = k;
 }
 
@@ -2160,29 +2243,41 @@ static int solve_restarts(struct solver *s, uint64_t target, double end)
 	int ret, base;
 
 	for (r = 1; solve_now() < end; r++) {
+		const struct solve_frame *path = s->path;
+		uint32_t len = s->path_len;
+		int reversed = s->path_reversed;
+
 		s->shuffle = r > 2 ? SOLVE_SHUFFLE : 0;
 		s->sweep = s->policy && (r & SOLVE_SWEEP);
 		s->guide = target > s->lb && (r & SOLVE_GUIDE);
-		base = s->path_len && (r > 2 || target > s->lb) &&
-		       solve_rand(s) % 100 < SOLVE_BASE;
+		/* Above the bound, a deeper path found there may be the base. */
+		if (target > s->lb && s->up.len && s->up.placed > s->path_placed &&
+		    solve_rand(s) % 100 < SOLVE_UP) {
+			path = s->up.f;
+			len = s->up.len;
+			reversed = s->up.reversed;
+		}
+		base = len && (r > 2 || target > s->lb) && solve_rand(s) % 100 < SOLVE_BASE;
 		/* A base is replayed in the direction it was found in. */
-		if (base ? s->reversed != s->path_reversed : r > 1) {
+		if (base ? s->reversed != reversed : r > 1) {
 			ret = solve_reverse(s);
 			if (ret)
 				return ret;
 		}
 		if (base) {
-			uint64_t u = solve_rand(s) % s->path_len, v = solve_rand(s) % s->path_len;
+			uint64_t u = solve_rand(s) % len, v = solve_rand(s) % len;
 
-			solve_replay(s, s->path_len - 1 - (uint32_t)(u * v / s->path_len));
+			solve_replay(s, path, len - 1 - (uint32_t)(u * v / len));
 		}
 		ret = solve_try(s, target, end, solve_luby(r) * SOLVE_UNIT);
+		/* @up may have moved (solve_save_up()): @base follows it. */
 		for (i = s->base_len; i--;) {
-			struct solve_frame f = s->path[i];
+			struct solve_frame f = s->base[i];
 
 			solve_undo(s, &f);
 		}
 		s->base_len = 0;
+		s->base = NULL;
 		s->guide = 0;
 		/* Below a base, a search that ends proves nothing. */
 		if (ret == 0 && base)
@@ -2253,6 +2348,33 @@ static int solve_at_bound(struct solver *s, double end, double seconds)
 }
 
 /*
+ * Before the search at @target above the bound: @up holds for it only if
+ * found at a target as low (the bisection may start again lower: then it
+ * is dropped), and a copy is kept for the targets after it, since one that
+ * is reached leaves @up found at its own target (or above it). Return: 0
+ * or -ENOMEM.
+ */
+static int solve_keep_up(struct solver *s, uint64_t target)
+{
+	struct solve_up *u = &s->up, *k = &s->up_kept;
+
+	if (u->target > target) {
+		u->len = 0;
+		u->placed = 0;
+		u->target = 0;
+	}
+	if (solve_path_room(&k->f, &k->cap, u->len))
+		return -ENOMEM;
+	if (u->len)
+		memcpy(k->f, u->f, u->len * sizeof(*k->f));
+	k->len = u->len;
+	k->placed = u->placed;
+	k->reversed = u->reversed;
+	k->target = u->target;
+	return 0;
+}
+
+/*
  * The first dive (no target: always a plan), then half the budget for a
  * plan at the lower bound (the optimum of tilings; more while it gets
  * deeper: solve_at_bound()), then bisection between the lowest target not
@@ -2278,10 +2400,19 @@ static int solve_search(struct solver *s, double seconds)
 		/* Above the bound, from the deeper path of the portfolio's two. */
 		if (c > s->lb && solve_exchange(s))
 			return -ENOMEM;
+		if (c > s->lb && solve_keep_up(s, c))
+			return -ENOMEM;
 		ret = c == s->lb ? solve_at_bound(s, start + seconds, seconds) :
 				   solve_restarts(s, c, solve_now() + left / 3);
 		if (ret < -1)
 			return ret;
+		/* A path found at a target reached holds for no later one. */
+		if (c > s->lb && ret == 1) {
+			struct solve_up t = s->up;
+
+			s->up = s->up_kept;
+			s->up_kept = t;
+		}
 		if (c == s->lb && solve_exchange(s))
 			return -ENOMEM;
 		/* Above the bound, after each target, cheaper: up to 2^22 visits. */
