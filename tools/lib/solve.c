@@ -1570,17 +1570,32 @@ static int solve_path_room(struct solve_frame **path, uint32_t *cap, uint32_t n)
 	return 0;
 }
 
-/* Keep the search path (from the restart's base) to this node. */
+/*
+ * Copy the search path to this node (the restart's base, then the stack)
+ * to *@path (room for *@cap frames). Below that path itself, its prefix
+ * is in place (perhaps moved: the base follows it). Its frames: @base_len
+ * + @depth. Return: 0 or -ENOMEM.
+ */
+static int solve_copy_path(struct solver *s, struct solve_frame **path, uint32_t *cap)
+{
+	int in_place = s->base_len && s->base == *path;
+
+	if (solve_path_room(path, cap, s->base_len + s->depth))
+		return -ENOMEM;
+	if (in_place)
+		s->base = *path;
+	else if (s->base_len)
+		memcpy(*path, s->base, s->base_len * sizeof(**path));
+	memcpy(*path + s->base_len, s->stack, s->depth * sizeof(**path));
+	return 0;
+}
+
+/* Keep the search path to this node (at the bound: its base is @path). */
 static int solve_save_path(struct solver *s)
 {
-	uint32_t n = s->base_len + s->depth;
-
-	if (solve_path_room(&s->path, &s->path_cap, n))
+	if (solve_copy_path(s, &s->path, &s->path_cap))
 		return -ENOMEM;
-	/* The base is a prefix of @path: it stays where it is (perhaps moved). */
-	s->base = s->path;
-	memcpy(s->path + s->base_len, s->stack, s->depth * sizeof(*s->path));
-	s->path_len = n;
+	s->path_len = s->base_len + s->depth;
 	s->path_reversed = s->reversed;
 	return 0;
 }
@@ -1592,18 +1607,9 @@ static int solve_save_path(struct solver *s)
 static int solve_save_up(struct solver *s)
 {
 	struct solve_up *u = &s->up;
-	uint32_t n = s->base_len + s->depth;
-	int in_place = s->base_len && s->base == u->f;
-
-	if (solve_path_room(&u->f, &u->cap, n))
+	if (solve_copy_path(s, &u->f, &u->cap))
 		return -ENOMEM;
-	/* Below @up itself, its prefix is in place (perhaps moved). */
-	if (in_place)
-		s->base = u->f;
-	else if (s->base_len)
-		memcpy(u->f, s->base, s->base_len * sizeof(*u->f));
-	memcpy(u->f + s->base_len, s->stack, s->depth * sizeof(*u->f));
-	u->len = n;
+	u->len = s->base_len + s->depth;
 	u->reversed = s->reversed;
 	u->target = s->target;
 	return 0;
