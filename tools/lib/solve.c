@@ -37,13 +37,14 @@
  * made: the keys it would raise are read first. The same search with 30%
  * fewer instructions on MiniMalloc's J, 6-7% on known-optimum instances
  * (callgrind). Floors and keys are kept per step; a scan of the floors
- * gives y0, a and b (on more than 1024 steps, a segment tree over them,
+ * gives y0, a and b (on more than 4096 steps, a segment tree over them,
  * range add and min, in O(log S) for S steps: up to there the scan costs
- * less than the tree). The scan
+ * less than the tree; 1024 while a block was read step by step). The scan
  * reads the lowest floor of each block of 32 steps first, then the block.
  * A bit per step says where the floor changes (it moves only at the ends
  * of a raised range): the runs of equal floors, valleys among them, are
- * found a word of 64 steps at a time.
+ * found a word of 64 steps at a time, and a block's lowest floor from its
+ * first step and its edges alone.
  * Undo is the inverse add; the search runs on an explicit stack (its depth
  * reaches the number of buffers).
  *
@@ -201,6 +202,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -236,7 +238,7 @@
  * Up to this many steps, the lowest floor is found by a scan of the
  * minimum of each block of SOLVE_BLOCK steps, not by a tree.
  */
-#define SOLVE_SCAN_STEPS	1024
+#define SOLVE_SCAN_STEPS	4096
 #define SOLVE_BLOCK	32
 /* No target: larger than any floor the search can build. */
 #define SOLVE_INF	(1ULL << 63)
@@ -388,6 +390,7 @@ struct solve_up {
  *	else none (@floor.n NULL: @vals is scanned)
  * @reach: scratch: per step, the @stamp of the last chain search reaching it
  * @stamp: the current chain search
+ * @dfs: scratch: the stack of solve_follows(), 2 * (@steps + 1)
  * @vals: per step, its floor (as @floor; read in O(1))
  * @bmin: per block of SOLVE_BLOCK steps, its lowest floor, or UINT64_MAX
  *	until it is scanned again (without @floor.n: the scan for the lowest
@@ -459,6 +462,7 @@ struct solver {
 	struct solve_tree floor;
 	uint32_t *reach;
 	uint32_t stamp;
+	uint32_t *dfs;
 	uint64_t *vals;
 	uint64_t *bmin;
 	uint64_t *edge;
@@ -1185,60 +1189,62 @@ static int solve_run(const struct solver *s, uint32_t t, uint32_t *l, uint32_t *
  */
 static int solve_chain(struct solver *s, uint32_t l, uint32_t r, uint64_t y)
 {
-	uint64_t depth = UINT64_MAX, *cover = s->cover, sum = 0;
-	uint32_t t, i, st = solve_stamp(s), far = l;
+	const struct solve_buf *b = s->b;
+	const uint32_t *prv = s->prv[0], m = s->m;
+	uint64_t depth = UINT64_MAX, *cover = s->cover, sum = 0, add, slack;
+	uint32_t t, i, h, st = solve_stamp(s), far = l, *reach = s->reach;
 	int on;
 
-	s->reach[l] = st;
-	memset(cover + l, 0, (r - l + 1) * sizeof(*cover));
-	for (t = l; t < r; t++) {
-		/* Nothing reached reaches past @far: the row stays open. */
-		if (t > far)
-			return 0;
-		on = s->reach[t] == st;
-		/* A cell with a byte to spare may stay empty. */
-		if (on && solve_slack(s, t)) {
-			s->reach[t + 1] = st;
-			far = solve_max(far, t + 1);
-		}
-		for (i = s->prv[0][s->m + t]; i != s->m + t && s->b[i].hi <= r;
-		     i = s->prv[0][i]) {
-			if (on) {
-				s->reach[s->b[i].hi] = st;
-				far = solve_max(far, s->b[i].hi);
-			}
-			cover[t] += s->b[i].size;
-			cover[s->b[i].hi] -= s->b[i].size;
-		}
-	}
-	if (s->reach[r] != st)
-		return 0;
 	/* Below the lower wall, only buffers within the valley can go. */
 	if (l)
 		depth = s->vals[l - 1] - y;
 	if (r < s->steps)
 		depth = solve_min(depth, s->vals[r] - y);
-	if (depth == UINT64_MAX)
-		return 1;
+	reach[l] = st;
+	memset(cover + l, 0, (r - l + 1) * sizeof(*cover));
+	/*
+	 * One pass, locals for what the stores to @reach and @cover would
+	 * have the compiler read again: step @t's cover is complete once the
+	 * buffers from it are read (those ending there came before).
+	 */
 	for (t = l; t < r; t++) {
-		sum += cover[t];
-		if (sum + solve_slack(s, t) < depth)
+		/* Nothing reached reaches past @far: the row stays open. */
+		if (t > far)
+			return 0;
+		on = reach[t] == st;
+		slack = solve_slack(s, t);
+		/* A cell with a byte to spare may stay empty. */
+		if (on && slack) {
+			reach[t + 1] = st;
+			far = solve_max(far, t + 1);
+		}
+		add = 0;
+		for (i = prv[m + t]; i != m + t && (h = b[i].hi) <= r; i = prv[i]) {
+			if (on) {
+				reach[h] = st;
+				far = solve_max(far, h);
+			}
+			add += b[i].size;
+			cover[h] -= b[i].size;
+		}
+		sum += cover[t] + add;
+		if (depth != UINT64_MAX && sum + slack < depth)
 			return 0;
 	}
-	return 1;
+	return reach[r] == st;
 }
 
 /*
  * Is the run of steps around step @t at its floor (the maximal run at the
  * same height) a valley whose bottom row cannot be covered? 0 if so.
  */
-static int solve_run_ok(struct solver *s, uint32_t t)
+static int solve_run_ok(struct solver *s, uint32_t t, uint32_t *l, uint32_t *r)
 {
-	uint32_t l, r;
-
-	if (s->vals[t] >= s->target || !solve_run(s, t, &l, &r))
+	*l = t;
+	*r = t;
+	if (s->vals[t] >= s->target || !solve_run(s, t, l, r))
 		return 1;
-	return solve_chain(s, l, r, s->vals[t]);
+	return solve_chain(s, *l, *r, s->vals[t]);
 }
 
 /*
@@ -1248,10 +1254,15 @@ static int solve_run_ok(struct solver *s, uint32_t t)
 static int solve_valleys(struct solver *s, const struct solve_frame *f)
 {
 	const struct solve_buf *x = &s->b[f->cur];
+	uint32_t l, r, u, v;
 
 	solve_kvals(s);
-	return solve_run_ok(s, x->lo) && (x->hi == s->steps || solve_run_ok(s, x->hi)) &&
-	       (!x->lo || solve_run_ok(s, x->lo - 1));
+	if (!solve_run_ok(s, x->lo, &l, &r))
+		return 0;
+	/* A run beside it at the height of its top: the one just checked. */
+	return (x->hi == s->steps || (x->hi >= l && x->hi < r) ||
+		solve_run_ok(s, x->hi, &u, &v)) &&
+	       (!x->lo || (x->lo - 1 >= l && x->lo - 1 < r) || solve_run_ok(s, x->lo - 1, &u, &v));
 }
 
 /*
@@ -1274,39 +1285,84 @@ static uint32_t solve_count(const struct solver *s, int side, uint32_t l, uint32
 }
 
 /*
+ * Can the row of [@l, @r) be followed from step boundary @t to its end
+ * (@side 0: to @r, forward; 1: to @l, back) by cells with a byte to spare
+ * and unplaced buffers within it lying end to end? Memoised in @reach (@yes,
+ * @no) across the calls of one count; a depth-first search from @t that
+ * ends as soon as the end is reached, on an explicit stack (@dfs: step
+ * and iterator per level; the row is a DAG, time only moves on).
+ */
+static int solve_follows(struct solver *s, int side, uint32_t l, uint32_t r, uint32_t t,
+			 uint32_t yes, uint32_t no)
+{
+	uint32_t *st = s->dfs, *it = s->dfs + s->steps + 1, d = 0, u, i, head;
+	const uint32_t *nxt = s->nxt[side];
+	uint32_t *reach = s->reach;
+
+	if (reach[t] == yes || reach[t] == no)
+		return reach[t] == yes;
+	st[0] = t;
+	it[0] = SOLVE_NONE;
+	for (;;) {
+		t = st[d];
+		head = s->m + (side ? t - 1 : t);
+		/* First the cell beside it, if it may stay empty. */
+		if (it[d] == SOLVE_NONE) {
+			it[d] = head;
+			u = side ? t - 1 : t + 1;
+			if (solve_slack(s, side ? t - 1 : t) && reach[u] != no)
+				goto down;
+		}
+		/* Then the buffers from it: longest first, within the row. */
+		for (;;) {
+			i = nxt[it[d]];
+			if (i == head)
+				break;
+			it[d] = i;
+			if (side ? s->b[i].lo < l : s->b[i].hi > r)
+				continue;
+			u = side ? s->b[i].lo : s->b[i].hi;
+			if (reach[u] != no)
+				goto down;
+		}
+		/* None: no way on from @t. */
+		reach[t] = no;
+		if (!d)
+			return 0;
+		d--;
+		continue;
+down:
+		if (reach[u] == yes) {
+			/* The end reached: so is every step on the stack. */
+			for (;; d--) {
+				reach[st[d]] = yes;
+				if (!d)
+					return 1;
+			}
+		}
+		d++;
+		st[d] = u;
+		it[d] = SOLVE_NONE;
+	}
+}
+
+/*
  * As solve_count(), counting only the candidates that the rest of the row
  * [@l, @r) can follow (or precede, @side 1): unplaced buffers within it
- * lying end to end.
+ * lying end to end. Only what the candidates' ends reach is searched.
  */
 static uint32_t solve_count_chain(struct solver *s, int side, uint32_t l, uint32_t r,
 				  uint32_t cap)
 {
-	uint32_t st = solve_stamp(s), head, i, t, k = 0;
+	uint32_t yes = solve_stamp(s), no = solve_stamp(s), head, i, k = 0;
 	const uint32_t *prv = s->prv[side];
 
-	s->reach[side ? l : r] = st;
-	for (t = side ? l + 1 : r - 1; side ? t < r : t > l; t += side ? 1 : -1) {
-		/* Cells with a byte to spare may stay empty. */
-		if (side ? solve_slack(s, t - 1) && s->reach[t - 1] == st :
-			   solve_slack(s, t) && s->reach[t + 1] == st) {
-			s->reach[t] = st;
-			continue;
-		}
-		head = s->m + (side ? t - 1 : t);
-		for (i = prv[head]; i != head; i = prv[i]) {
-			if (side ? s->b[i].lo < l : s->b[i].hi > r)
-				break;
-			if (s->reach[side ? s->b[i].lo : s->b[i].hi] == st) {
-				s->reach[t] = st;
-				break;
-			}
-		}
-	}
+	s->reach[side ? l : r] = yes;
 	head = s->m + (side ? r - 1 : l);
 	for (i = prv[head]; i != head && k < cap; i = prv[i]) {
 		if (side ? s->b[i].lo < l : s->b[i].hi > r)
 			break;
-		k += s->reach[side ? s->b[i].lo : s->b[i].hi] == st;
+		k += solve_follows(s, side, l, r, side ? s->b[i].lo : s->b[i].hi, yes, no);
 	}
 	return k;
 }
@@ -1388,6 +1444,24 @@ static void solve_sweep(const struct solver *s, struct solve_frame *f)
 }
 
 /*
+ * The lowest floor of block @k: that of its first step and of the steps
+ * within it where a run of equal floors begins (the floor changes only
+ * at an edge), a few reads where a scan of the block took SOLVE_BLOCK.
+ */
+static uint64_t solve_block_min(const struct solver *s, uint32_t k)
+{
+	uint32_t lo = k * SOLVE_BLOCK, n = solve_min(SOLVE_BLOCK, s->steps - lo);
+	const uint64_t *v = s->vals + lo;
+	uint64_t m = v[0], x;
+
+	/* A block lies within one word of edge bits; bit 0 is read above. */
+	x = s->edge[lo / 64] >> (lo % 64) & (~0ULL >> (64 - n)) & ~1ULL;
+	for (; x; x &= x - 1)
+		m = solve_min(m, v[__builtin_ctzll(x)]);
+	return m;
+}
+
+/*
  * The lowest segment: from the tree over the floors on long traces, else
  * by a scan of them (cheaper than keeping the tree).
  */
@@ -1404,19 +1478,20 @@ static void solve_lowest(struct solver *s, struct solve_frame *f)
 	}
 	/* The leftmost block holding the minimum holds its leftmost step. */
 	for (t = 0; t * SOLVE_BLOCK < s->steps; t++) {
-		if (s->bmin[t] == UINT64_MAX) {
-			uint32_t lo = t * SOLVE_BLOCK, hi = solve_min(lo + SOLVE_BLOCK, s->steps);
-			uint64_t m = v[lo];
-
-			for (lo++; lo < hi; lo++)
-				m = solve_min(m, v[lo]);
-			s->bmin[t] = m;
-		}
+		if (s->bmin[t] == UINT64_MAX)
+			s->bmin[t] = solve_block_min(s, t);
 		if (s->bmin[t] < s->bmin[k])
 			k = t;
 	}
-	for (a = k * SOLVE_BLOCK; v[a] != s->bmin[k]; a++)
-		;
+	a = k * SOLVE_BLOCK;
+	if (v[a] != s->bmin[k]) {
+		/* Not its first step: the first edge in it at that floor. */
+		uint64_t x = s->edge[a / 64] >> (a % 64) & ~1ULL;
+
+		while (v[a + __builtin_ctzll(x)] != s->bmin[k])
+			x &= x - 1;
+		a += __builtin_ctzll(x);
+	}
 	t = solve_edge_next(s, a + 1);
 	f->y0 = v[a];
 	f->a = a;
@@ -1728,6 +1803,7 @@ static void solve_free(struct solver *s)
 	free(s->up.f);
 	free(s->up_kept.f);
 	free(s->reach);
+	free(s->dfs);
 	free(s->part);
 	free(s->vals);
 	free(s->bmin);
@@ -1907,6 +1983,27 @@ static int solve_reverse(struct solver *s)
 	return solve_lists(s);
 }
 
+/*
+ * The table of proven states, @n words zeroed: on huge pages where it
+ * spans them (a lookup a node, at a random entry: on 4K pages nearly
+ * each one a TLB miss; about 2% of the time at 100-5000 buffers).
+ */
+static uint64_t *solve_tt_alloc(size_t n)
+{
+	size_t huge = 2 << 20, bytes = n * sizeof(uint64_t);
+	uint64_t *tt;
+
+	if (bytes < huge)
+		return calloc(n, sizeof(*tt));
+	bytes = (bytes + huge - 1) & ~(huge - 1);
+	tt = aligned_alloc(huge, bytes);
+	if (!tt)
+		return NULL;
+	madvise(tt, bytes, MADV_HUGEPAGE);
+	memset(tt, 0, bytes);
+	return tt;
+}
+
 /* The search's arrays, once the sizes are known to fit in 62 bits. */
 static int solve_alloc(struct solver *s)
 {
@@ -1922,7 +2019,8 @@ static int solve_alloc(struct solver *s)
 	s->off = malloc(((size_t)s->m + 1) * sizeof(*s->off));
 	s->part = malloc(((size_t)s->m + 1) * sizeof(*s->part));
 	s->reach = calloc((size_t)s->steps + 1, sizeof(*s->reach));
-	if (!s->off || !s->part || !s->reach)
+	s->dfs = malloc(2 * ((size_t)s->steps + 1) * sizeof(*s->dfs));
+	if (!s->off || !s->part || !s->reach || !s->dfs)
 		return -ENOMEM;
 	memset(s->off, 0xff, ((size_t)s->m + 1) * sizeof(*s->off));
 	memset(s->part, 0xff, ((size_t)s->m + 1) * sizeof(*s->part));
@@ -1951,7 +2049,7 @@ static int solve_alloc(struct solver *s)
 	s->zkey = malloc(((size_t)s->m + 1) * sizeof(*s->zkey));
 	s->rpre = malloc(((size_t)s->steps + 1) * sizeof(*s->rpre));
 	if (SOLVE_TT_BITS)
-		s->tt = calloc(3ULL << bits, sizeof(*s->tt));
+		s->tt = solve_tt_alloc(3ULL << bits);
 	if (!s->zkey || !s->rpre || (SOLVE_TT_BITS && !s->tt))
 		return -ENOMEM;
 	s->tt_mask = (1ULL << bits) - 1;
@@ -2162,34 +2260,56 @@ static int solve_size_cmp(const void *pa, const void *pb)
 	return (x->hi - x->lo > y->hi - y->lo) ? -1 : (x->hi - x->lo < y->hi - y->lo);
 }
 
-static int solve_pair_cmp(const void *pa, const void *pb)
-{
-	const uint64_t *x = pa, *y = pb;
+/**
+ * struct solve_iv - a buffer placed in a plan being completed
+ * @lo: its offset
+ * @hi: one past its last byte
+ * @t0: its first step
+ * @t1: one past its last
+ */
+struct solve_iv {
+	uint64_t lo;
+	uint64_t hi;
+	uint32_t t0;
+	uint32_t t1;
+};
 
-	return x[0] < y[0] ? -1 : x[0] > y[0];
+static int solve_iv_cmp(const void *pa, const void *pb)
+{
+	const struct solve_iv *x = pa, *y = pb;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-/* Buffer @i in @plan at the lowest offset free over its steps (first fit). */
-static void solve_first_fit(struct solver *s, uint64_t *plan, uint32_t i, uint64_t *iv)
+/*
+ * Buffer @i in @plan at the lowest offset free over its steps (first fit),
+ * from the @n buffers placed (@iv, by offset: those live with it, read in
+ * that order, are what a sort of them gave, without a sort per buffer);
+ * @iv then holds it too. Return: @n + 1.
+ */
+static uint32_t solve_first_fit(struct solver *s, uint64_t *plan, uint32_t i,
+				struct solve_iv *iv, uint32_t n)
 {
 	const struct solve_buf *b = &s->b[i];
-	uint32_t j, k = 0;
+	uint32_t j;
 	uint64_t x = 0;
 
-	for (j = 0; j < s->m; j++) {
-		if (plan[j] == UINT64_MAX || s->b[j].hi <= b->lo || b->hi <= s->b[j].lo)
+	for (j = 0; j < n; j++) {
+		if (iv[j].t1 <= b->lo || b->hi <= iv[j].t0)
 			continue;
-		iv[2 * k] = plan[j];
-		iv[2 * k + 1] = plan[j] + s->b[j].size;
-		k++;
-	}
-	qsort(iv, k, 2 * sizeof(*iv), solve_pair_cmp);
-	for (j = 0; j < k; j++) {
-		if (solve_round_up(x, b->align) + b->size <= iv[2 * j])
+		if (solve_round_up(x, b->align) + b->size <= iv[j].lo)
 			break;
-		x = solve_max(x, iv[2 * j + 1]);
+		x = solve_max(x, iv[j].hi);
 	}
-	plan[i] = solve_round_up(x, b->align);
+	x = solve_round_up(x, b->align);
+	plan[i] = x;
+	while (j < n && iv[j].lo <= x)
+		j++;
+	while (j && iv[j - 1].lo > x)
+		j--;
+	memmove(iv + j + 1, iv + j, (n - j) * sizeof(*iv));
+	iv[j] = (struct solve_iv){ x, x + b->size, b->lo, b->hi };
+	return n + 1;
 }
 
 /*
@@ -2200,15 +2320,16 @@ static void solve_first_fit(struct solver *s, uint64_t *plan, uint32_t i, uint64
  */
 static int solve_complete(struct solver *s, unsigned int bits)
 {
-	uint32_t left = s->m - s->part_placed, *order, i, k = 0, pass;
-	uint64_t *iv, peak;
+	uint32_t left = s->m - s->part_placed, *order, i, k = 0, n, pass;
+	struct solve_iv *iv;
+	uint64_t peak;
 
 	if (!s->part_placed || !left || s->part_done == s->part_placed ||
 	    (uint64_t)left * s->m > (1ULL << bits))
 		return 0;
 	s->part_done = s->part_placed;
 	order = malloc((size_t)left * sizeof(*order));
-	iv = malloc(2 * ((size_t)s->m + 1) * sizeof(*iv));
+	iv = malloc(((size_t)s->m + 1) * sizeof(*iv));
 	if (!order || !iv) {
 		free(order);
 		free(iv);
@@ -2220,8 +2341,13 @@ static int solve_complete(struct solver *s, unsigned int bits)
 	solve_sort_ctx = s;
 	for (pass = 0; pass < 2; pass++) {
 		qsort(order, k, sizeof(*order), pass ? solve_off_cmp : solve_size_cmp);
+		for (i = 0, n = 0; i < s->m; i++)
+			if (s->part[i] != UINT64_MAX)
+				iv[n++] = (struct solve_iv){ s->part[i], s->part[i] + s->b[i].size,
+							     s->b[i].lo, s->b[i].hi };
+		qsort(iv, n, sizeof(*iv), solve_iv_cmp);
 		for (i = 0; i < k; i++)
-			solve_first_fit(s, s->part, order[i], iv);
+			n = solve_first_fit(s, s->part, order[i], iv, n);
 		for (i = 0, peak = 0; i < s->m; i++)
 			peak = solve_max(peak, s->part[i] + s->b[i].size);
 		if (peak < s->best_peak) {
