@@ -1444,19 +1444,28 @@ static void solve_sweep(const struct solver *s, struct solve_frame *f)
 }
 
 /*
+ * The edge bits of the block of SOLVE_BLOCK steps from step @lo (a block
+ * lies within one word of them), bit j for step @lo + j, but for its
+ * first step.
+ */
+static uint64_t solve_block_edges(const struct solver *s, uint32_t lo)
+{
+	uint32_t n = solve_min(SOLVE_BLOCK, s->steps - lo);
+
+	return s->edge[lo / 64] >> (lo % 64) & (~0ULL >> (64 - n)) & ~1ULL;
+}
+
+/*
  * The lowest floor of block @k: that of its first step and of the steps
  * within it where a run of equal floors begins (the floor changes only
  * at an edge), a few reads where a scan of the block took SOLVE_BLOCK.
  */
 static uint64_t solve_block_min(const struct solver *s, uint32_t k)
 {
-	uint32_t lo = k * SOLVE_BLOCK, n = solve_min(SOLVE_BLOCK, s->steps - lo);
-	const uint64_t *v = s->vals + lo;
+	const uint64_t *v = s->vals + k * SOLVE_BLOCK;
 	uint64_t m = v[0], x;
 
-	/* A block lies within one word of edge bits; bit 0 is read above. */
-	x = s->edge[lo / 64] >> (lo % 64) & (~0ULL >> (64 - n)) & ~1ULL;
-	for (; x; x &= x - 1)
+	for (x = solve_block_edges(s, k * SOLVE_BLOCK); x; x &= x - 1)
 		m = solve_min(m, v[__builtin_ctzll(x)]);
 	return m;
 }
@@ -1486,7 +1495,7 @@ static void solve_lowest(struct solver *s, struct solve_frame *f)
 	a = k * SOLVE_BLOCK;
 	if (v[a] != s->bmin[k]) {
 		/* Not its first step: the first edge in it at that floor. */
-		uint64_t x = s->edge[a / 64] >> (a % 64) & ~1ULL;
+		uint64_t x = solve_block_edges(s, a);
 
 		while (v[a + __builtin_ctzll(x)] != s->bmin[k])
 			x &= x - 1;
@@ -2274,6 +2283,14 @@ struct solve_iv {
 	uint32_t t1;
 };
 
+/* Buffer @i placed at @off. */
+static struct solve_iv solve_iv_of(const struct solver *s, uint32_t i, uint64_t off)
+{
+	const struct solve_buf *b = &s->b[i];
+
+	return (struct solve_iv){ off, off + b->size, b->lo, b->hi };
+}
+
 static int solve_iv_cmp(const void *pa, const void *pb)
 {
 	const struct solve_iv *x = pa, *y = pb;
@@ -2291,7 +2308,7 @@ static uint32_t solve_first_fit(struct solver *s, uint64_t *plan, uint32_t i,
 				struct solve_iv *iv, uint32_t n)
 {
 	const struct solve_buf *b = &s->b[i];
-	uint32_t j;
+	uint32_t j, lo, hi;
 	uint64_t x = 0;
 
 	for (j = 0; j < n; j++) {
@@ -2303,12 +2320,16 @@ static uint32_t solve_first_fit(struct solver *s, uint64_t *plan, uint32_t i,
 	}
 	x = solve_round_up(x, b->align);
 	plan[i] = x;
-	while (j < n && iv[j].lo <= x)
-		j++;
-	while (j && iv[j - 1].lo > x)
-		j--;
-	memmove(iv + j + 1, iv + j, (n - j) * sizeof(*iv));
-	iv[j] = (struct solve_iv){ x, x + b->size, b->lo, b->hi };
+	/* After the last one at or below @x (ties in any order give one fit). */
+	for (lo = 0, hi = n; lo < hi;) {
+		j = lo + (hi - lo) / 2;
+		if (iv[j].lo <= x)
+			lo = j + 1;
+		else
+			hi = j;
+	}
+	memmove(iv + lo + 1, iv + lo, (n - lo) * sizeof(*iv));
+	iv[lo] = solve_iv_of(s, i, x);
 	return n + 1;
 }
 
@@ -2343,8 +2364,7 @@ static int solve_complete(struct solver *s, unsigned int bits)
 		qsort(order, k, sizeof(*order), pass ? solve_off_cmp : solve_size_cmp);
 		for (i = 0, n = 0; i < s->m; i++)
 			if (s->part[i] != UINT64_MAX)
-				iv[n++] = (struct solve_iv){ s->part[i], s->part[i] + s->b[i].size,
-							     s->b[i].lo, s->b[i].hi };
+				iv[n++] = solve_iv_of(s, i, s->part[i]);
 		qsort(iv, n, sizeof(*iv), solve_iv_cmp);
 		for (i = 0; i < k; i++)
 			n = solve_first_fit(s, s->part, order[i], iv, n);
