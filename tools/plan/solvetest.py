@@ -7,13 +7,18 @@ the optimum, which equals the printed lower bound; on random traces with
 alignments, zero sizes, reused ids and buffers never freed, at block sizes
 1 and 256, its plan is valid and never above the plan it starts from (BEST's);
 on tiny random traces its peak is the optimum found by brute force (the
-search proves it and stops, well within its 10 s); a bad SECONDS is a usage
-error (exit 2). No timed assertion: a short budget only bounds the run
+search proves it and stops, well within its 10 s); cutgen.py, the second
+generator, tiles (every step's live bytes its optimum) and the search reaches
+its optimum; a bad SECONDS, SHAPE or cutgen.py argument is a usage error
+(exit 2). No timed assertion: a short budget only bounds the run
 time."""
 import os
 import random
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cutgen  # noqa: E402
 
 
 def run_plan(plan, text, block, solve=None):
@@ -247,6 +252,19 @@ def check_shape(plan, plan_gen, seed, bufs, shape):
     return at_optimum(plan, text, opt)
 
 
+def check_cutgen(plan, seed, bufs, hfactor, granule):
+    """cutgen.py, the second generator: @bufs buffers, every step's live
+    bytes its optimum (a tiling), reached by the search."""
+    text, opt = cutgen.instance(seed, bufs, hfactor, granule)
+    allocs = sum(l.startswith("alloc") for l in text.splitlines())
+    if allocs != bufs:
+        return "%d buffers, not %d" % (allocs, bufs)
+    live = step_bytes(text)
+    if min(live) != opt or max(live) != opt:
+        return "live bytes %d to %d, optimum %d" % (min(live), max(live), opt)
+    return at_optimum(plan, text, opt)
+
+
 def check_hard(plan, plan_gen, seed, bufs):
     """A non-guillotine instance the search does not solve at once: the
     restarts below a prefix of the deepest partial plan (targets above the
@@ -282,6 +300,19 @@ def main():
             bad += 1
             print("# plan solve: rect seed %d, %d buffers, shape %d: %s"
                   % (seed, bufs, shape, why))
+    cuts = [(s, 12 + 2 * s, 0.5 if s % 2 else 4, 256 if s % 4 < 2 else 1) for s in range(8)]
+    for seed, bufs, hfactor, granule in cuts:
+        why = check_cutgen(plan, seed, bufs, hfactor, granule)
+        if why:
+            bad += 1
+            print("# plan solve: cutgen.py seed %d, %d buffers, %s units per buffer: %s"
+                  % (seed, bufs, hfactor, why))
+    cutgen_py = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cutgen.py")
+    for arg in ("1 20 0 1", "1 20 x 1", "1 0 4 1", "1 20 4 0", "1 20 4"):
+        p = subprocess.run([sys.executable, cutgen_py] + arg.split(" "), capture_output=True)
+        if p.returncode != 2:
+            bad += 1
+            print("# cutgen.py %s exits %d, not 2" % (arg, p.returncode))
     for seed in range(24):
         block = 256 if seed % 2 else 1
         why = check_random(plan, seed, block)
@@ -309,11 +340,11 @@ def main():
         if p.returncode != 2:
             bad += 1
             print("# plan solve: --solve %s exits %d, not 2" % (arg, p.returncode))
-    print("%s - plan --solve: %d known-optimum instances (and %d of other shapes) solved to "
-          "the optimum with valid plans, 24 random traces and 2 hard non-guillotine instances valid and never above "
+    print("%s - plan --solve: %d known-optimum instances (and %d of other shapes, %d of "
+          "cutgen.py) solved to the optimum with valid plans, 24 random traces and 2 hard non-guillotine instances valid and never above "
           "best, 40 tiny ones at the optimum, "
-          "bad SECONDS and SHAPE refused"
-          % ("not ok" if bad else "ok", len(cases), len(shapes)))
+          "bad SECONDS, SHAPE and cutgen.py arguments refused"
+          % ("not ok" if bad else "ok", len(cases), len(shapes), len(cuts)))
     return 1 if bad else 0
 
 
