@@ -15,7 +15,10 @@ the lower bound, and the optimum. Events in time order, at equal times every
 FREE before every ALLOC; ids in a random order. Python's own PRNG.
 
 Usage: cutgen.py SEED BUFFERS HFACTOR GRANULE (a trace on stdout, with
-"# optimum W"; plan it with --block-size 1)
+"# optimum W"; plan it with --block-size 1). BUFFERS and GRANULE 1 to 2^20,
+HFACTOR above 0 and at most 1024; anything else exits 2. Fewer pieces than
+BUFFERS if no piece can be cut further (the first comment line says how
+many).
 """
 import random
 import sys
@@ -27,12 +30,14 @@ def instance(seed, bufs, hfactor, granule):
     width = rnd.randint(1 << 20, 60 << 20) // granule * granule
     height = max(2, int(hfactor * bufs))
     pieces = [(0, width, 0, height)]
-    while len(pieces) < bufs:
-        can = [i for i, (x0, x1, t0, t1) in enumerate(pieces)
-               if x1 - x0 >= 2 * granule or t1 - t0 >= 2]
-        if not can:
-            break
-        i = rnd.choice(can)
+    can = [0]  # the pieces that can still be cut, in no order
+
+    def cuttable(x0, x1, t0, t1):
+        return x1 - x0 >= 2 * granule or t1 - t0 >= 2
+
+    while len(pieces) < bufs and can:
+        k = rnd.randrange(len(can))
+        i = can[k]
         x0, x1, t0, t1 = pieces[i]
         in_bytes = rnd.random() < 0.5
         if in_bytes and x1 - x0 < 2 * granule:
@@ -41,10 +46,16 @@ def instance(seed, bufs, hfactor, granule):
             in_bytes = True
         if in_bytes:
             c = x0 + rnd.randint(1, (x1 - x0) // granule - 1) * granule
-            pieces[i:i + 1] = [(x0, c, t0, t1), (c, x1, t0, t1)]
+            pieces[i], new = (x0, c, t0, t1), (c, x1, t0, t1)
         else:
             c = rnd.randint(t0 + 1, t1 - 1)
-            pieces[i:i + 1] = [(x0, x1, t0, c), (x0, x1, c, t1)]
+            pieces[i], new = (x0, x1, t0, c), (x0, x1, c, t1)
+        pieces.append(new)
+        if not cuttable(*pieces[i]):
+            can[k] = can[-1]
+            can.pop()
+        if cuttable(*new):
+            can.append(len(pieces) - 1)
     rnd.shuffle(pieces)
     ev = []
     for k, (x0, x1, t0, t1) in enumerate(pieces):
@@ -69,8 +80,9 @@ def main():
         print("cutgen.py: SEED, BUFFERS and GRANULE are integers, HFACTOR a number",
               file=sys.stderr)
         return 2
-    if bufs < 1 or granule < 1 or not 0 < hfactor < 1e6:
-        print("cutgen.py: BUFFERS and GRANULE at least 1, HFACTOR above 0", file=sys.stderr)
+    if not 1 <= bufs <= 1 << 20 or not 1 <= granule <= 1 << 20 or not 0 < hfactor <= 1 << 10:
+        print("cutgen.py: BUFFERS and GRANULE 1 to 2^20, HFACTOR above 0 and at most 1024",
+              file=sys.stderr)
         return 2
     sys.stdout.write(instance(seed, bufs, hfactor, granule)[0])
     return 0

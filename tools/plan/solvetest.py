@@ -308,7 +308,8 @@ def main():
             print("# plan solve: cutgen.py seed %d, %d buffers, %s units per buffer: %s"
                   % (seed, bufs, hfactor, why))
     cutgen_py = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cutgen.py")
-    for arg in ("1 20 0 1", "1 20 x 1", "1 0 4 1", "1 20 4 0", "1 20 4"):
+    for arg in ("1 20 0 1", "1 20 x 1", "1 20 nan 1", "1 0 4 1", "1 2000000 4 1", "1 20 4 0",
+                "1 20 4 2000000", "1 20 4"):
         p = subprocess.run([sys.executable, cutgen_py] + arg.split(" "), capture_output=True)
         if p.returncode != 2:
             bad += 1
