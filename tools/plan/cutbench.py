@@ -11,21 +11,19 @@ worst, and how many instances the search leaves above the optimum and above
 Usage: cutbench.py BUILD_DIR [COUNT]
 """
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cutgen  # noqa: E402
+from solvetest import run_plan  # noqa: E402
 
 
 def peak(plan, text, solve):
-    args = [plan, "--strategy", "best", "--block-size", "1"]
-    if solve:
-        args += ["--solve", solve]
-    out = subprocess.run(args + ["-"], input=text, capture_output=True, text=True)
-    if out.returncode:
-        raise RuntimeError("plan exit %d: %s" % (out.returncode, out.stderr.strip()))
-    return int([l for l in out.stdout.splitlines() if l.startswith("peak ")][0].split()[1])
+    """BEST's peak of @text (block 1), then the search's from it if @solve."""
+    out, why = run_plan(plan, text, 1, solve)
+    if why:
+        raise RuntimeError(why)
+    return int(out["peak"])
 
 
 def stats(r):
