@@ -134,9 +134,12 @@ int svod_devices(char (*bdfs)[SVOD_NAME_LEN], unsigned int cap);
  * struct svod_solve_params - what svod_plan_solve() plans with
  * @block_size: minimum buffer size, > 0 (as struct svod_plan)
  * @arena_size: bytes in the arena, > 0
- * @seconds: time budget (wall clock); the search stops earlier at the
- *	lower bound. With two or more CPUs online, two searches share it,
- *	one per thread (Documentation/planner.rst, section Search)
+ * @seconds: time budget, in CPU seconds of each search thread (about the
+ *	wall clock on an idle machine, longer on a loaded one, the same
+ *	search either way); the search stops earlier at the lower bound.
+ *	With two or more CPUs online, two searches run side by side, one
+ *	per thread, each with this budget (Documentation/planner.rst,
+ *	section Search)
  */
 struct svod_solve_params {
 	uint64_t block_size;

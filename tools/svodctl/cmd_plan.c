@@ -9,8 +9,9 @@
  *   free ID
  *
  * --solve SECONDS: after the plan, libsvod's branch and bound searches for
- * a lower peak (svod_plan_solve(), at most SECONDS, stopping at the lower
- * bound); its plan is printed, with "strategy solve".
+ * a lower peak (svod_plan_solve(), at most SECONDS of CPU time per search
+ * thread, stopping at the lower bound); its plan is printed, with
+ * "strategy solve".
  *
  * Output: one line per alloc, "alloc EVENT ID OFFSET", then "strategy S",
  * "peak N", "lower_bound N" and "ratio R" (peak / lower bound). On failure:
@@ -366,7 +367,8 @@ static void plan_usage(FILE *out)
 		"usage: svodctl plan [--strategy tlsf|best] [--arena BYTES] [--block-size BYTES]\n"
 		"                    [--lv2 N] [--ioctl] [--solve SECONDS] TRACEFILE|-\n"
 		"  --solve: then search (branch and bound) for a lower peak for at most\n"
-		"           SECONDS, stopping at the lower bound; prints strategy solve\n"
+		"           SECONDS of CPU time per search, stopping at the lower bound;\n"
+		"           prints strategy solve\n"
 		"           (two searches, one per thread, when two CPUs are online)\n"
 		"  trace lines: 'alloc ID SIZE [ALIGN]' or 'free ID'; '#' starts a comment\n"
 		"  defaults: --strategy tlsf --arena 0x10000000000 --block-size 256 --lv2 32\n");
