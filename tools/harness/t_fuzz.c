@@ -19,8 +19,12 @@
  * re-declared, unbound and rebound meanwhile. Invariants, one TAP line each:
  * only documented errnos (EBADF only on a closed descriptor); a handle of
  * one file never resolves in another; READ returns what STAGE wrote while
- * the handle lives; no call takes more than 1 s but transfers and PLANs of
- * many events (work of the size asked); every
+ * the handle lives; no call but transfers and PLANs of many events (work of
+ * the size asked) uses more than 1 s of its thread's CPU time (the calling
+ * thread's CLOCK_THREAD_CPUTIME_ID, which does not run while the thread waits
+ * for a core, so a loaded host does not count: the wall-clock times are
+ * printed per ioctl as figures, not judged; that no call waits behind a
+ * transfer is t_unbind_load's ordering check); every
  * declaration answers 0 or EBUSY; once every file is closed each tier's
  * free bytes are back to their start. The seed is printed; SVOD_FUZZ_SEED
  * replays a run (thread interleavings differ, the argument streams do not).
@@ -46,6 +50,8 @@
 #define NR_FUZZERS	4
 #define NR_FILES	6
 #define MAX_HANDLES	16
+#define NR_KINDS	9	/* ioctl numbers 0..7, and the rest */
+#define CALL_CPU_MS	1000	/* generous for a KASAN, lockdep guest */
 #define BIG		(1u << 20)
 #define SENTINEL	0xa5a5a5a5u
 
@@ -58,12 +64,17 @@ static size_t page_size;
 static unsigned int nr_ids;
 static uint32_t ids[32];
 
-static double now_ms(void)
+static double clock_ms(clockid_t clk)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clk, &ts);
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static double now_ms(void)
+{
+	return clock_ms(CLOCK_MONOTONIC);
 }
 
 static int stopping(void)
@@ -168,8 +179,9 @@ struct fuzzer {
 	pthread_t th;
 	uint64_t rng;
 	unsigned int calls, bad_errno, foreign_ok, mismatches, slow, roundtrips;
-	double slowest;
-	unsigned int slowest_cmd;
+	/* Per ioctl number (the rest under NR_KINDS - 1), but transfers. */
+	unsigned int kind_calls[NR_KINDS];
+	double slowest_wall[NR_KINDS], slowest_cpu[NR_KINDS];
 	int last_bad;
 	unsigned int me;
 	int own;			/* this thread's file: no chaos on it */
@@ -257,21 +269,29 @@ static uint64_t some_handle(struct fuzzer *f)
 	}
 }
 
-/* One ioctl; returns -errno. Times everything but transfers. */
+/*
+ * One ioctl; returns -errno. Measures everything but transfers: the wall
+ * clock as a figure, the thread's CPU time against the bound.
+ */
 static int timed(struct fuzzer *f, int fd, unsigned long cmd, void *arg, int transfer)
 {
-	double t = now_ms(), dt;
+	double w = now_ms(), c = clock_ms(CLOCK_THREAD_CPUTIME_ID);
 	int ret = ioctl(fd, cmd, arg) ? -errno : 0;
+	unsigned int k = _IOC_NR(cmd) < NR_KINDS - 1 ? _IOC_NR(cmd) : NR_KINDS - 1;
 
-	dt = now_ms() - t;
+	c = clock_ms(CLOCK_THREAD_CPUTIME_ID) - c;
+	w = now_ms() - w;
 	f->calls++;
 	check_errno(f, ret);
-	if (!transfer && dt > 1000)
+	if (transfer)
+		return ret;
+	if (c > CALL_CPU_MS)
 		f->slow++;
-	if (!transfer && dt > f->slowest) {
-		f->slowest = dt;
-		f->slowest_cmd = _IOC_NR(cmd);
-	}
+	f->kind_calls[k]++;
+	if (w > f->slowest_wall[k])
+		f->slowest_wall[k] = w;
+	if (c > f->slowest_cpu[k])
+		f->slowest_cpu[k] = c;
 	return ret;
 }
 
@@ -546,10 +566,10 @@ static void phase_fuzz(uint64_t seed, unsigned int seconds)
 	struct decl_state d = { .seed = seed ^ 0xdec1, .unbind = 1 };
 	uint64_t chaos_rng = seed ^ 0xc4a05;
 	struct killer_state ks = { .rng = seed ^ 0x4b1 };
-	unsigned int i, calls = 0, bad = 0, foreign = 0, mism = 0, slow = 0, rt = 0;
+	unsigned int i, k, calls = 0, bad = 0, foreign = 0, mism = 0, slow = 0, rt = 0;
 	pthread_t ch, kl, dt;
-	double slowest = 0;
-	unsigned int slowest_cmd = 0;
+	unsigned int kind_calls[NR_KINDS] = { 0 };
+	double wall[NR_KINDS] = { 0 }, cpu[NR_KINDS] = { 0 }, slowest = 0;
 	int last_bad = 0;
 
 	load_ids();
@@ -578,9 +598,12 @@ static void phase_fuzz(uint64_t seed, unsigned int seconds)
 		mism += fz[i].mismatches;
 		slow += fz[i].slow;
 		rt += fz[i].roundtrips;
-		if (fz[i].slowest > slowest) {
-			slowest = fz[i].slowest;
-			slowest_cmd = fz[i].slowest_cmd;
+		for (k = 0; k < NR_KINDS; k++) {
+			kind_calls[k] += fz[i].kind_calls[k];
+			if (fz[i].slowest_wall[k] > wall[k])
+				wall[k] = fz[i].slowest_wall[k];
+			if (fz[i].slowest_cpu[k] > cpu[k])
+				cpu[k] = fz[i].slowest_cpu[k];
 		}
 		if (fz[i].last_bad)
 			last_bad = fz[i].last_bad;
@@ -596,8 +619,16 @@ static void phase_fuzz(uint64_t seed, unsigned int seconds)
 	tap_ok(!foreign, "fuzz_foreign_handle_never_resolves (%u did)", foreign);
 	tap_ok(rt > 0 && !mism, "fuzz_read_returns_what_stage_wrote (%u round trips, %u differ)",
 	       rt, mism);
-	tap_ok(!slow, "fuzz_no_call_but_transfers_over_1s (%u did; slowest %.1f ms, ioctl nr %u)",
-	       slow, slowest, slowest_cmd);
+	for (k = 0; k < NR_KINDS; k++) {
+		if (!kind_calls[k])
+			continue;
+		tap_diag("ioctl nr %u%s: %u timed calls, slowest %.1f ms wall, %.1f ms CPU",
+			 k, k == NR_KINDS - 1 ? " and above" : "", kind_calls[k], wall[k], cpu[k]);
+		if (cpu[k] > slowest)
+			slowest = cpu[k];
+	}
+	tap_ok(!slow, "fuzz_no_call_but_transfers_over_%d_ms_cpu (%u did; slowest %.1f ms CPU)",
+	       CALL_CPU_MS, slow, slowest);
 	tap_ok(ks.reaped > 0, "fuzz_children_killed_mid_call_reaped (%u)", ks.reaped);
 	if (bdf1[0])
 		tap_ok(!d.bad && !d.unbind_fail && d.commits + d.busy > 0,
