@@ -4,7 +4,11 @@
 # the udev rule, group svod, svodctl, libsvod, man pages and bash completion
 # (`make uninstall` removes them); `make check` runs every test; `make demo`
 # boots a guest and shows svod at work. Both install what they need (Debian
-# 12 packages) first.
+# 12 packages) first. `make help` lists every target.
+#
+# The developers' fast loop: `make check-guest KERNEL=test ONLY=t_fuzz,t_stage`
+# boots one kernel (test: ours, stock: Debian's) with just those harness
+# programs and prints their verdicts and `N passed, N failed` in minutes.
 
 VERSION := $(shell cat $(CURDIR)/VERSION)
 RUNNING_KDIR := $(wildcard /lib/modules/$(shell uname -r)/build)
@@ -23,7 +27,12 @@ MANDIR := $(PREFIX)/share/man
 COMPLETIONDIR := $(PREFIX)/share/bash-completion/completions
 UDEVDIR := /etc/udev/rules.d
 
-.PHONY: all modules kdir tools check demo clean install uninstall \
+# check-guest: which kernel to boot and which harness programs to run
+# (comma-separated; empty: all of them, with KUnit on the test kernel).
+KERNEL ?= test
+ONLY ?=
+
+.PHONY: all modules kdir tools check check-guest demo clean install uninstall help \
 	install-modules install-tools uninstall-modules uninstall-tools deps selftest
 
 all: modules
@@ -50,6 +59,26 @@ check: deps
 
 selftest: deps
 	@tools/rig/check.sh --selftest-only
+
+# MAKEFLAGS would carry KERNEL= and ONLY= into the kernel's own make.
+check-guest: deps
+	@MAKEFLAGS= SVOD_ONLY=$(ONLY) tools/rig/check.sh --guest $(KERNEL)
+
+help:
+	@echo "svod $(VERSION): make TARGET (as root for check, demo, install)"
+	@echo "  all, modules     build svod.ko against KDIR (default: the running kernel's build tree)"
+	@echo "  check            every test; the last line is 'N passed, N failed' (25-50 min on a new machine)"
+	@echo "  check-guest      one boot: KERNEL=test|stock (default test), ONLY=t_a,t_b harness programs"
+	@echo "                   (default all; with ONLY no KUnit), e.g."
+	@echo "                   make check-guest KERNEL=test ONLY=t_fuzz,t_stage"
+	@echo "  selftest         only the rig's self-test (the judge catches failures)"
+	@echo "  demo             boot Debian's kernel, load svod, run a svodctl session"
+	@echo "  tools            libsvod, svodctl, the harness"
+	@echo "  install, uninstall  svod.ko, udev rule, group, tools (PREFIX, DESTDIR)"
+	@echo "  install-modules, install-tools, uninstall-modules, uninstall-tools"
+	@echo "  deps             install the Debian 12 packages the rig needs"
+	@echo "  clean            remove build products"
+	@echo "Host tests alone: make -C tools check. Documentation/testing.rst has the rest."
 
 demo: deps
 	@tools/rig/demo.sh

@@ -2,23 +2,30 @@
 # make check: every test svod has, one verdict line each (`ok - ...` or
 # `not ok - ...`), then the total as its last line: `N passed, N failed`.
 # Exit status non-zero on any failure. Everything is logged in build/check/.
+# Before the total, each step's duration (`step NAME: N s`).
 #   --selftest-only   only prove that the judge catches failures
+#   --guest MODE      a developer's loop: one boot (MODE test or stock) after
+#                     the kernel and tools steps; with SVOD_ONLY=t_a,t_b only
+#                     those harness programs (`make check-guest`)
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 rig=$top/tools/rig
 out=$top/build/check
 mkdir -p "$out"
 results=$out/results.txt
+durations=$out/durations.txt
 : >"$results"
+: >"$durations"
 
 # step NAME CMD...: run one step, keep its verdict lines, and turn a step
 # that fails without saying why into a verdict of its own.
 step() {
-	local name=$1 rc
+	local name=$1 rc start=$SECONDS
 	shift
 	echo "=== $name" >&2
 	"$@" >"$out/$name.verdicts" 2> >(tee "$out/$name.log" >&2)
 	rc=$?
+	echo "step $name: $((SECONDS - start)) s" >>"$durations"
 	grep -E '^(not )?ok - ' "$out/$name.verdicts" | tee -a "$results"
 	grep -vE '^(not )?ok - ' "$out/$name.verdicts" >&2
 	if [ $rc != 0 ] && ! grep -q '^not ok - ' "$out/$name.verdicts"; then
@@ -35,6 +42,16 @@ verdict_of() { # verdict_of WHAT CMD...: the command's exit status is the verdic
 if [ "${1:-}" = --selftest-only ]; then
 	step kernel verdict_of "rig: test kernel built or reused" "$rig/kernel.sh"
 	step selftest "$rig/run.sh" selftest
+elif [ "${1:-}" = --guest ]; then
+	mode=${2:-}
+	case $mode in
+	test|stock) ;;
+	*) echo "check.sh: --guest test|stock, not '$mode'" >&2; exit 2 ;;
+	esac
+	[ "$mode" = stock ] ||
+		step kernel verdict_of "rig: test kernel built or reused" "$rig/kernel.sh"
+	step tools verdict_of "tools: libsvod, svodctl and the static harness build" make -s -C "$top/tools"
+	step "guest-$mode" "$rig/run.sh" "$mode"
 else
 	step kernel verdict_of "rig: test kernel built or reused" "$rig/kernel.sh"
 	step tools verdict_of "tools: libsvod, svodctl and the static harness build" make -s -C "$top/tools"
@@ -55,8 +72,14 @@ else
 		cat "$top/build/run-$mode/bench.txt"
 	done
 	echo "--- host, userspace builds of the core"
+	start=$SECONDS
 	make -s -C "$top/tools" bench 2>&1 | tee "$out/bench-host.txt"
+	echo "step benchmarks: $((SECONDS - start)) s" >>"$durations"
 fi
+
+echo "=== step durations (wall clock, figures only)"
+cat "$durations"
+echo "total: $SECONDS s"
 
 passed=$(grep -c '^ok - ' "$results")
 failed=$(grep -c '^not ok - ' "$results")

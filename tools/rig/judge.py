@@ -7,7 +7,9 @@ prints one line per verdict, `ok - <what>` or `not ok - <what>`, counting:
 every KUnit case, every harness case, the guest reaching its end, each module
 load, and the absence of kernel splats and kmemleak reports. In `test` mode
 every KUnit suite must come from svod_test.ko and none from svod.ko (the guest
-marks each insmod in the kernel log). A failure quotes
+marks each insmod in the kernel log). With --only (SVOD_ONLY, a developer's
+boot of a few harness programs) no KUnit suite is expected and each program
+named must have run. A failure quotes
 the log line it comes from. Exit status: 0 if nothing failed.
 
 In `selftest` mode the guest loaded a module with a deliberately failing KUnit
@@ -213,14 +215,17 @@ def judge_replay(v, console, harness, random_suites):
         v.add(good, what, " | ".join(sum(replay["cases"].values(), [])) or "the replay ran no case")
 
 
-def judge_harness(v, harness):
-    """Each t_* binary runs between begin/end markers and prints TAP."""
+def judge_harness(v, harness, only=()):
+    """Each t_* binary runs between begin/end markers and prints TAP. With
+    @only (a developer's run of a few programs), each of them must run."""
     current = None
     ran = 0
+    names = set()
     for line in harness:
         m = re.match(r"^svod-harness: begin (\S+)", line)
         if m:
             current = {"name": m.group(1), "plan": None, "count": 0}
+            names.add(m.group(1))
             ran += 1
             continue
         m = re.match(r"^svod-harness: end (\S+) rc=(\d+)", line)
@@ -251,6 +256,9 @@ def judge_harness(v, harness):
         v.add(False, f"harness {current['name']} never ended (guest died or timed out)")
     if not ran:
         v.add(False, "harness ran (no t_* binary ran in the guest)")
+    for name in only:
+        if name not in names:
+            v.add(False, f"harness {name} ran (named in SVOD_ONLY)", "it never began")
 
 
 def allowed_alloc_reports(console):
@@ -370,6 +378,9 @@ def main():
     ap.add_argument("--suites", default="")
     ap.add_argument("--random-suites", default="",
                     help="suites with random cases (they call svod_test_seed())")
+    ap.add_argument("--only", default="",
+                    help="SVOD_ONLY: the harness programs this boot ran alone "
+                         "(no KUnit, no replays: those are not expected)")
     ap.add_argument("--bench")
     ap.add_argument("--qemu-rc", type=int, default=0,
                     help="QEMU's exit status; 137: killed at the hard timeout")
@@ -377,7 +388,8 @@ def main():
 
     console = read_lines(a.console)
     harness = read_lines(a.harness)
-    expected = a.suites.split() if a.mode == "test" else []
+    only = [n for n in a.only.split(",") if n]
+    expected = a.suites.split() if a.mode == "test" and not only else []
 
     v = Verdicts(a.mode)
     if a.mode != "selftest":
@@ -387,11 +399,11 @@ def main():
             elif line.startswith("svod-guest: rmmod ") and " failed" in line:
                 v.add(False, f"{line.split()[2]}.ko unloads", line)
     owners = judge_kunit(v, console, expected)
-    if a.mode == "test":
+    if a.mode == "test" and not only:
         judge_test_module(v, console, expected, owners)
         judge_replay(v, console, harness, a.random_suites.split())
     if a.mode not in ("selftest", "demo"):
-        judge_harness(v, harness)
+        judge_harness(v, harness, only)
     if a.mode == "demo":
         rcs = [l for l in harness if l.startswith("svod-guest: demo rc=")]
         v.add(rcs == ["svod-guest: demo rc=0"], "svodctl demo: every step as expected",

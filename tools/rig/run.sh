@@ -41,6 +41,14 @@ for v in SVOD_FUZZ_SECONDS SVOD_FUZZ_SEED SVOD_SEED SVODRIG_TEST_TIMEOUT SVOD_ON
 	if [ -n "${!v:-}" ]; then append="$append $v=${!v}"; fi
 done
 make -s -C "$top/tools" harness >&2
+# SVOD_ONLY names harness programs: a typo would boot a guest that runs none.
+for t in $(echo "${SVOD_ONLY:-}" | tr , ' '); do
+	[ -x "$top/tools/harness/bin/$t" ] || [ "$t" = t_python ] || {
+		echo "run.sh: SVOD_ONLY: no harness program '$t' (one of:" \
+			"$(cd "$top/tools/harness/bin" && echo t_* t_python | tr ' ' ,))" >&2
+		exit 2
+	}
+done
 
 "$rig/mkinitramfs.sh" "$kind" "$moddir" "$out/initramfs.cpio.gz"
 truncate -s 64M "$out/ivshmem.bin"
@@ -67,4 +75,4 @@ echo "run: guest ran $(( $(date +%s) - start )) s, qemu rc=$rc" >&2
 python3 "$rig/judge.py" --mode "$mode" --suites "$(kunit_suites)" \
 	--random-suites "$(kunit_random_suites)" \
 	--console "$out/console.log" --harness "$out/harness.log" \
-	--bench "$out/bench.txt" --qemu-rc "$rc"
+	--only "${SVOD_ONLY:-}" --bench "$out/bench.txt" --qemu-rc "$rc"
