@@ -31,6 +31,8 @@ UDEVDIR := /etc/udev/rules.d
 # (comma-separated; empty: all of them, with KUnit on the test kernel).
 KERNEL ?= test
 ONLY ?=
+# With ONLY on the test kernel: these KUnit suites (or suite.case) too.
+KUNIT ?=
 
 .PHONY: all modules kdir tools check check-guest demo clean install uninstall help \
 	install-modules install-tools uninstall-modules uninstall-tools deps selftest
@@ -62,7 +64,7 @@ selftest: deps
 
 # MAKEFLAGS would carry KERNEL= and ONLY= into the kernel's own make.
 check-guest: deps
-	@MAKEFLAGS= SVOD_ONLY=$(ONLY) tools/rig/check.sh --guest $(KERNEL)
+	@MAKEFLAGS= SVOD_ONLY=$(ONLY) SVOD_KUNIT=$(KUNIT) tools/rig/check.sh --guest $(KERNEL)
 
 help:
 	@echo "svod $(VERSION): make TARGET (as root for check, demo, install)"
@@ -71,6 +73,7 @@ help:
 	@echo "  check-guest      one boot: KERNEL=test|stock (default test), ONLY=t_a,t_b harness programs"
 	@echo "                   (default all; with ONLY no KUnit), e.g."
 	@echo "                   make check-guest KERNEL=test ONLY=t_fuzz,t_stage"
+	@echo "                   (KUNIT=svod_stage,...: those KUnit suites too, with ONLY)"
 	@echo "  selftest         only the rig's self-test (the judge catches failures)"
 	@echo "  demo             boot Debian's kernel, load svod, run a svodctl session"
 	@echo "  tools            libsvod, svodctl, the harness"

@@ -15,7 +15,11 @@
  * with -EFAULT before anything happens (no byte staged, nothing allocated).
  * Handlers get the kernel copy and fill their outputs in place. Outputs go
  * back on success, and on failure too for the commands that say so (STAGE,
- * READ and PLAN report how far they got). Nothing else happens here.
+ * READ and PLAN report how far they got). A handler's -ERESTARTSYS (the
+ * syscall is restarted after an SA_RESTART handler) stands only if the
+ * caller's struct carries the state the restart goes on from (@restart_size
+ * bytes) and was written back; else the caller gets -EINTR. Nothing else
+ * happens here.
  */
 #include <linux/build_bug.h>
 #include <linux/fs.h>
@@ -39,6 +43,8 @@
  * @size: sizeof() the driver's struct
  * @min_size: the struct's first published size (SVOD_*_SIZE_VER0)
  * @flags: SVOD_IOCTL_*
+ * @restart_size: the caller's struct size from which a -ERESTARTSYS of
+ *	@func may restart the call (0: never)
  * @func: the handler
  * @unwind: undoes a successful call whose outputs could not be written
  *	back (NULL if there is nothing to undo)
@@ -48,13 +54,14 @@ struct svod_ioctl_desc {
 	unsigned int dir;
 	u16 size;
 	u16 min_size;
+	u16 restart_size;
 	u32 flags;
 	int (*func)(struct svod_file *sf, void *data);
 	void (*unwind)(struct svod_file *sf, void *data);
 };
 
 /* Sizes come from the command numbers; abi.py checks each _ver0 fits. */
-#define SVOD_IOCTL_DEF(_cmd, _ver0, _flags, _func, _unwind)		\
+#define SVOD_IOCTL_DEF(_cmd, _ver0, _restart, _flags, _func, _unwind) \
 	[_IOC_NR(SVOD_IOCTL_##_cmd)] = {				\
 		.name = #_cmd,						\
 		.dir = _IOC_DIR(SVOD_IOCTL_##_cmd),			\
@@ -62,27 +69,28 @@ struct svod_ioctl_desc {
 			BUILD_BUG_ON_ZERO(_IOC_SIZE(SVOD_IOCTL_##_cmd) > \
 					  SVOD_IOCTL_MAX_SIZE),		\
 		.min_size = (_ver0),					\
+		.restart_size = (_restart),				\
 		.flags = (_flags),					\
 		.func = (_func),					\
 		.unwind = (_unwind),					\
 	}
 
 static const struct svod_ioctl_desc svod_ioctls[] = {
-	SVOD_IOCTL_DEF(QUERY, SVOD_QUERY_SIZE_VER0, 0,
+	SVOD_IOCTL_DEF(QUERY, SVOD_QUERY_SIZE_VER0, 0, 0,
 		       svod_query_ioctl, NULL),
-	SVOD_IOCTL_DEF(ALLOC, SVOD_ALLOC_SIZE_VER0, 0,
+	SVOD_IOCTL_DEF(ALLOC, SVOD_ALLOC_SIZE_VER0, 0, 0,
 		       svod_alloc_ioctl, svod_alloc_ioctl_unwind),
-	SVOD_IOCTL_DEF(FREE, SVOD_FREE_SIZE_VER0, 0,
+	SVOD_IOCTL_DEF(FREE, SVOD_FREE_SIZE_VER0, 0, 0,
 		       svod_free_ioctl, NULL),
-	SVOD_IOCTL_DEF(RESOLVE, SVOD_RESOLVE_SIZE_VER0, 0,
+	SVOD_IOCTL_DEF(RESOLVE, SVOD_RESOLVE_SIZE_VER0, 0, 0,
 		       svod_resolve_ioctl, NULL),
-	SVOD_IOCTL_DEF(STAGE, SVOD_XFER_SIZE_VER0,
+	SVOD_IOCTL_DEF(STAGE, SVOD_XFER_SIZE_VER0, SVOD_XFER_SIZE_VER1,
 		       SVOD_IOCTL_OUT_ON_ERROR, svod_stage_ioctl, NULL),
-	SVOD_IOCTL_DEF(READ, SVOD_XFER_SIZE_VER0,
+	SVOD_IOCTL_DEF(READ, SVOD_XFER_SIZE_VER0, SVOD_XFER_SIZE_VER1,
 		       SVOD_IOCTL_OUT_ON_ERROR, svod_read_ioctl, NULL),
-	SVOD_IOCTL_DEF(PLAN, SVOD_PLAN_SIZE_VER0,
+	SVOD_IOCTL_DEF(PLAN, SVOD_PLAN_SIZE_VER0, 0,
 		       SVOD_IOCTL_OUT_ON_ERROR, svod_plan_ioctl, NULL),
-	SVOD_IOCTL_DEF(MAP_OFFSET, SVOD_MAP_OFFSET_SIZE_VER0, 0,
+	SVOD_IOCTL_DEF(MAP_OFFSET, SVOD_MAP_OFFSET_SIZE_VER0, 0, 0,
 		       svod_map_offset_ioctl, NULL),
 };
 
@@ -135,12 +143,17 @@ long svod_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 	if ((desc->dir & _IOC_READ) && copy_to_user(uarg, kdata, outsize))
 		return -EFAULT;
 	ret = desc->func(sf, kdata);
+	if (ret == -ERESTARTSYS && (!desc->restart_size || usize < desc->restart_size))
+		ret = -EINTR;
 	if (!(desc->dir & _IOC_READ) ||
 	    (ret && !(desc->flags & SVOD_IOCTL_OUT_ON_ERROR)))
 		return ret;
 	if (copy_to_user(uarg, kdata, outsize)) {
 		if (!ret && desc->unwind)
 			desc->unwind(sf, kdata);
+		/* A restart without its state written back would start over. */
+		if (ret == -ERESTARTSYS)
+			return -EINTR;
 		return ret ? ret : -EFAULT;
 	}
 	return ret;

@@ -17,11 +17,15 @@
  * and copied to (or from) the BAR range mapped with dma_map_resource() on
  * that device: peer-to-peer into the BAR.
  *
- * Between two chunks (1 MiB CPU, 64 KiB DMA) both reschedule and stop with
- * -EINTR if any signal is pending (so Ctrl-C in a runtime that handles
- * SIGINT, as Python does, ends a long transfer). Chunks moved before that
- * stay moved; @done says how many bytes. Inside a chunk only a fatal signal
- * interrupts (killable waits). A chunk that cannot be pinned moves nothing:
+ * Between two chunks (1 MiB CPU, 64 KiB DMA) both reschedule and stop if a
+ * signal is pending: -EINTR for a fatal one, else -ERESTARTSYS, and the
+ * caller records how far it got (the request's resume) so that a restart
+ * after an SA_RESTART handler goes on from there, while a handler without
+ * SA_RESTART (Python's SIGINT) still ends a long transfer with EINTR. Chunks
+ * moved before that stay moved; @done says how many bytes. Every call moves
+ * at least one chunk before it looks at signals, so a storm of them cannot
+ * keep a restarted transfer from finishing. Inside a chunk only a fatal
+ * signal interrupts (killable waits). A chunk that cannot be pinned moves nothing:
  * -EFAULT for an address that is not mapped (or, on READ, not writable),
  * -ENOMEM when pinning a valid page ran out of memory.
  */
@@ -81,7 +85,8 @@ static DEFINE_MUTEX(svod_stage_dma_lock);
  *
  * Context: any.
  * Return: 0 if @req may proceed; -EINVAL for a flag bit outside
- * SVOD_XFER_FLAGS or both engine bits; -ERANGE if @req->offset +
+ * SVOD_XFER_FLAGS, both engine bits or @req->resume beyond @req->length;
+ * -ERANGE if @req->offset +
  * @req->length lies beyond the grant (or the grant beyond the BAR, a
  * caller bug that also warns).
  */
@@ -90,6 +95,8 @@ int svod_stage_check(const struct svod_bar *bar, const struct svod_xfer_req *req
 	if (req->flags & ~SVOD_XFER_FLAGS)
 		return -EINVAL;
 	if ((req->flags & SVOD_XFER_FLAGS) == SVOD_XFER_FLAGS)
+		return -EINVAL;
+	if (req->resume > req->length)
 		return -EINVAL;
 	if (WARN_ON_ONCE(req->grant_off > bar->len ||
 			 req->grant_len > bar->len - req->grant_off))
@@ -142,11 +149,16 @@ static void svod_bar_read(const struct svod_bar *bar, u64 off, void *dst,
 		memcpy_fromio(dst, bar->wc + off, len);
 }
 
-/* Between two chunks: give the CPU away, stop if a signal is pending. */
+/*
+ * Between two chunks: give the CPU away, stop if a signal is pending. A
+ * fatal one ends the transfer; for any other the call is restartable.
+ */
 static int svod_stage_yield(void)
 {
 	cond_resched();
-	return signal_pending(current) ? -EINTR : 0;
+	if (fatal_signal_pending(current))
+		return -EINTR;
+	return signal_pending(current) ? -ERESTARTSYS : 0;
 }
 
 /**
@@ -388,7 +400,10 @@ unpin:
 	return ret;
 }
 
-/* Move the whole request in chunks, pinning one chunk at a time. */
+/*
+ * Move the request from @req->resume on in chunks, pinning one chunk at a
+ * time; *@done is the cursor (from @req->offset).
+ */
 static int svod_stage_user(struct dma_chan *chan, const struct svod_bar *bar,
 			   u64 bar_off, const struct svod_xfer_req *req,
 			   u64 *done)
@@ -409,7 +424,7 @@ static int svod_stage_user(struct dma_chan *chan, const struct svod_bar *bar,
 	}
 
 	while (*done < req->length) {
-		if (*done) {
+		if (*done > req->resume) {
 			ret = svod_stage_yield();
 			if (ret)
 				break;
@@ -452,8 +467,10 @@ int svod_stage_xfer_on(struct dma_chan *chan, u64 threshold,
 	ret = svod_stage_check(bar, req);
 	if (ret)
 		return ret;
-	if (!req->length)
+	if (req->resume == req->length) {
+		*done = req->length;
 		return 0;
+	}
 	engine = svod_stage_pick(req->flags, req->length, threshold, chan);
 	if (engine < 0)
 		return engine;
@@ -461,12 +478,13 @@ int svod_stage_xfer_on(struct dma_chan *chan, u64 threshold,
 		return -EFAULT;
 
 	bar_off = req->grant_off + req->offset;
+	*done = req->resume;
 	if (engine == SVOD_XFER_DMA) {
 		ret = svod_stage_user(chan, bar, bar_off, req, done);
-		atomic64_add(*done, &stats->dma_bytes);
+		atomic64_add(*done - req->resume, &stats->dma_bytes);
 	} else {
 		ret = svod_stage_user(NULL, bar, bar_off, req, done);
-		atomic64_add(*done, &stats->cpu_bytes);
+		atomic64_add(*done - req->resume, &stats->cpu_bytes);
 	}
 	return ret;
 }
@@ -486,14 +504,16 @@ EXPORT_SYMBOL_IF_KUNIT(svod_stage_xfer_on);
  * the grant allocated and the BAR mapped for the whole call.
  *
  * Context: process context, may sleep. No locks held.
- * Return: 0; -EINVAL for bad flags; -ERANGE if the range lies beyond the
- * grant; -EOPNOTSUPP if DMA is forced and there is no channel; -EFAULT for a
- * bad user buffer (or, on READ, a read-only one); -ENOMEM if memory ran out
- * (pinning a valid buffer included); -ETIMEDOUT if a DMA
- * chunk did not complete in time; -EINTR on a signal between two chunks or a
- * fatal signal inside one; -EIO if the DMA
- * channel failed. After an error past the checks, @done counts the whole
- * chunks (1 MiB CPU, 64 KiB DMA) moved before it.
+ * Return: 0; -EINVAL for bad flags or a resume beyond the length; -ERANGE
+ * if the range lies beyond the grant; -EOPNOTSUPP if DMA is forced and there
+ * is no channel; -EFAULT for a bad user buffer (or, on READ, a read-only
+ * one); -ENOMEM if memory ran out (pinning a valid buffer included);
+ * -ETIMEDOUT if a DMA chunk did not complete in time; -ERESTARTSYS on a
+ * signal between two chunks (restartable from *@done); -EINTR on a fatal
+ * signal between two chunks or inside one; -EIO if the DMA channel failed.
+ * The engine starts at @req->resume. After an error past the checks, @done
+ * counts @req->resume and the whole chunks (1 MiB CPU, 64 KiB DMA) moved
+ * after it; a request with nothing left returns 0 with @done @req->length.
  */
 int svod_stage_xfer(const struct svod_bar *bar, const struct svod_xfer_req *req,
 		    struct svod_stage_stats *stats, u64 *done)

@@ -84,6 +84,8 @@ struct svod_bar {
  * @offset: byte offset inside the allocation (from the user)
  * @length: bytes to move (from the user); 0 is a no-op
  * @ubuf: the user buffer
+ * @resume: bytes from @offset an interrupted call of this request moved
+ *	already (from the user, at most @length): the engine starts there
  * @flags: SVOD_XFER_* (from the user)
  * @to_device: true for STAGE (user to BAR), false for READ (BAR to user)
  */
@@ -92,6 +94,7 @@ struct svod_xfer_req {
 	u64 grant_len;
 	u64 offset;
 	u64 length;
+	u64 resume;
 	void __user *ubuf;
 	u32 flags;
 	bool to_device;

@@ -17,6 +17,12 @@
  * Holds a reference on the allocation (so FREE or close cannot return the
  * range to the tier meanwhile) and the tier's io_sem for read (so removal
  * waits for the transfer and the BAR stays mapped) around the engine.
+ *
+ * A signal between two chunks gives -ERESTARTSYS with @resume set to what
+ * moved: the syscall restarted after an SA_RESTART handler reads the struct
+ * back and goes on from there (STAGE and READ are idempotent, so the bytes
+ * of a request moved twice are the same bytes). svod_ioctl() turns it into
+ * -EINTR for a caller whose struct has no @resume.
  */
 static int svod_xfer(struct svod_file *sf, struct svod_xfer *req,
 		     bool to_device)
@@ -24,6 +30,7 @@ static int svod_xfer(struct svod_file *sf, struct svod_xfer *req,
 	struct svod_xfer_req xfer = {
 		.offset = req->offset,
 		.length = req->length,
+		.resume = req->resume,
 		.ubuf = u64_to_user_ptr(req->user_ptr),
 		.flags = req->flags,
 		.to_device = to_device,
@@ -37,7 +44,8 @@ static int svod_xfer(struct svod_file *sf, struct svod_xfer *req,
 	req->done = 0;
 	/* Argument errors first, whatever the handle and the tier. */
 	if ((req->flags & ~SVOD_XFER_FLAGS) || req->pad ||
-	    (req->flags & SVOD_XFER_FLAGS) == SVOD_XFER_FLAGS)
+	    (req->flags & SVOD_XFER_FLAGS) == SVOD_XFER_FLAGS ||
+	    req->resume > req->length)
 		return -EINVAL;
 	alloc = svod_allocation_get(sf, req->handle);
 	if (!alloc)
@@ -56,6 +64,8 @@ static int svod_xfer(struct svod_file *sf, struct svod_xfer *req,
 	xfer.grant_len = svod_allocation_size(alloc);
 	ret = svod_stage_xfer(&tier->sdev->bars[tier->spec.bar], &xfer,
 			      &tier->stats, &req->done);
+	if (ret == -ERESTARTSYS)
+		req->resume = req->done;
 up_io:
 	up_read(&tier->io_sem);
 put_alloc:
@@ -72,15 +82,15 @@ put_alloc:
 /**
  * svod_stage_ioctl() - SVOD_IOCTL_STAGE: user buffer to the allocation
  * @sf: the file
- * @data: struct svod_xfer; in: handle, offset, user_ptr, length, flags, pad;
- *	out: done, also on failure
+ * @data: struct svod_xfer; in: handle, offset, user_ptr, length, flags, pad,
+ *	resume; out: done, also on failure, and resume on -ERESTARTSYS
  *
  * Context: process context; sleeps.
- * Return: 0; -EINVAL for unknown flags or a nonzero pad; -ESTALE if the
- * handle is not live in @sf; -ENODEV if the device is gone; -EINTR on a
- * signal (see svod_stage_xfer()), or a fatal signal while waiting for a
- * device removal in progress; else
- * an errno of svod_stage_xfer().
+ * Return: 0; -EINVAL for unknown flags, a nonzero pad or a resume beyond
+ * the length; -ESTALE if the handle is not live in @sf; -ENODEV if the
+ * device is gone; -ERESTARTSYS on a signal between two chunks; -EINTR on a
+ * fatal signal (see svod_stage_xfer()), also while waiting for a device
+ * removal in progress; else an errno of svod_stage_xfer().
  */
 int svod_stage_ioctl(struct svod_file *sf, void *data)
 {

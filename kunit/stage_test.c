@@ -21,6 +21,7 @@
 #include <linux/kthread.h>
 #include <linux/mman.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/platform_device.h>
 #include <linux/scatterlist.h>
 #include <linux/sizes.h>
@@ -368,6 +369,10 @@ static void check_flags_invalid(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, -EINVAL, svod_stage_check(&ctx->bar, &req));
 	req.flags = SVOD_XFER_DMA;
 	KUNIT_EXPECT_EQ(test, 0, svod_stage_check(&ctx->bar, &req));
+	req.resume = 1;
+	KUNIT_EXPECT_EQ(test, 0, svod_stage_check(&ctx->bar, &req));
+	req.resume = 2;
+	KUNIT_EXPECT_EQ(test, -EINVAL, svod_stage_check(&ctx->bar, &req));
 }
 
 static void check_bounds_range(struct kunit *test)
@@ -705,6 +710,93 @@ static void xfer_user_fault_keeps_whole_chunks(struct kunit *test)
 }
 
 /*
+ * STAGE of USER_LEN from a user mapping of ctx->vsrc, from @resume on:
+ * svod_stage_xfer()'s result, *@done and the bytes counted. With @signal,
+ * a SIGUSR1 is pending before the call (the case's kthread allows it).
+ */
+static int user_stage_from(struct kunit *test, u64 resume, bool signal, u64 *done,
+			   struct svod_stage_stats *stats)
+{
+	struct stage_ctx *ctx = test->priv;
+	struct svod_xfer_req req = {
+		.grant_len = USER_BAR_LEN, .length = USER_LEN, .resume = resume,
+		.flags = SVOD_XFER_CPU, .to_device = true,
+	};
+	unsigned long addr;
+	int ret;
+
+	kthread_use_mm(user_mm);
+	addr = user_mmap(PROT_READ | PROT_WRITE);
+	if (IS_ERR_VALUE(addr)) {
+		ret = (int)addr;
+	} else {
+		req.ubuf = (void __user *)addr;
+		ret = copy_to_user(req.ubuf, ctx->vsrc, USER_LEN) ? -EFAULT : 0;
+		if (!ret && signal) {
+			allow_signal(SIGUSR1);
+			send_sig(SIGUSR1, current, 0);
+		}
+		if (!ret)
+			ret = svod_stage_xfer(&ctx->bar, &req, stats, done);
+		flush_signals(current);
+		disallow_signal(SIGUSR1);
+		vm_munmap(addr, USER_MAP_LEN);
+	}
+	kthread_unuse_mm(user_mm);
+	return ret;
+}
+
+/*
+ * A call with resume set moves only what is left: the bytes before it are
+ * not touched again (the fake BAR keeps its guard there), done counts them
+ * all, the engine's counter only what this call moved.
+ */
+static void xfer_user_resume_moves_the_rest(struct kunit *test)
+{
+	struct stage_ctx *ctx = user_ctx(test);
+	struct svod_stage_stats stats = {};
+	u64 resume = SZ_1M + 5, done = 0;
+
+	KUNIT_EXPECT_EQ(test, 0, user_stage_from(test, resume, false, &done, &stats));
+	KUNIT_EXPECT_EQ(test, (u64)USER_LEN, done);
+	KUNIT_EXPECT_EQ(test, (s64)(USER_LEN - resume), atomic64_read(&stats.cpu_bytes));
+	KUNIT_EXPECT_TRUE(test, guard_intact(ctx->fb.mem, 0, resume));
+	KUNIT_EXPECT_EQ(test, 0, memcmp(ctx->fb.mem + resume, ctx->vsrc + resume,
+					USER_LEN - resume));
+	KUNIT_EXPECT_TRUE(test, guard_intact(ctx->fb.mem, USER_LEN, USER_BAR_LEN));
+
+	/* Nothing left: 0, done the whole length, no BAR access. */
+	ctx->fb.nr_ops = 0;
+	KUNIT_EXPECT_EQ(test, 0, user_stage_from(test, USER_LEN, false, &done, &stats));
+	KUNIT_EXPECT_EQ(test, (u64)USER_LEN, done);
+	KUNIT_EXPECT_EQ(test, 0U, ctx->fb.nr_ops);
+}
+
+/*
+ * A signal pending from the start: the call still moves one chunk (so a
+ * storm of signals cannot stall a restarted transfer), then stops with
+ * -ERESTARTSYS and done at that chunk; the call again from there (as the
+ * restart does) completes, and every byte is right.
+ */
+static void xfer_user_signal_restarts_after_a_chunk(struct kunit *test)
+{
+	struct stage_ctx *ctx = user_ctx(test);
+	struct svod_stage_stats stats = {};
+	u64 done = 0, first;
+
+	KUNIT_EXPECT_EQ(test, -ERESTARTSYS, user_stage_from(test, 0, true, &done, &stats));
+	KUNIT_EXPECT_EQ(test, (u64)SZ_1M, done);
+	KUNIT_EXPECT_TRUE(test, guard_intact(ctx->fb.mem, SZ_1M, USER_BAR_LEN));
+	first = done;
+	KUNIT_EXPECT_EQ(test, -ERESTARTSYS, user_stage_from(test, first, true, &done, &stats));
+	KUNIT_EXPECT_EQ(test, (u64)2 * SZ_1M, done);
+	KUNIT_EXPECT_EQ(test, 0, user_stage_from(test, done, false, &done, &stats));
+	KUNIT_EXPECT_EQ(test, (u64)USER_LEN, done);
+	KUNIT_EXPECT_EQ(test, (s64)USER_LEN, atomic64_read(&stats.cpu_bytes));
+	KUNIT_EXPECT_EQ(test, 0, memcmp(ctx->fb.mem, ctx->vsrc, USER_LEN));
+}
+
+/*
  * The user path on the fake channel: three 64 KiB DMA chunks from an
  * unaligned buffer (auto mode above a threshold), then READ back by DMA.
  */
@@ -912,6 +1004,8 @@ static struct kunit_case stage_cases[] = {
 	KUNIT_CASE(xfer_user_stage_chunks),
 	KUNIT_CASE(xfer_user_read),
 	KUNIT_CASE(xfer_user_fault_keeps_whole_chunks),
+	KUNIT_CASE(xfer_user_resume_moves_the_rest),
+	KUNIT_CASE(xfer_user_signal_restarts_after_a_chunk),
 	KUNIT_CASE(xfer_user_dma_chunks),
 	KUNIT_CASE(dma_stage_pages),
 	KUNIT_CASE(dma_read_pages),

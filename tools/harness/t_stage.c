@@ -513,7 +513,8 @@ static void test_dma(uint64_t h, uint8_t *src, uint8_t *dst)
 	fill_random(src, DMA_SIG_LEN + 1);
 	ret = pthread_create(&t, NULL, kick, &k);
 	if (!ret) {
-		ret = svod_stage(fd, h, 1, src + 1, DMA_SIG_LEN, SVOD_XFER_DMA, &done);
+		ret = svod_stage_interruptible(fd, h, 1, src + 1, DMA_SIG_LEN, SVOD_XFER_DMA,
+					       &done);
 		pthread_join(t, NULL);
 	}
 	ok = ret == -EINTR && done == 64 << 10 &&

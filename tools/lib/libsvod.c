@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -482,9 +483,16 @@ int svod_resolve(int fd, uint64_t handle, struct svod_resolve *out)
 	return ret;
 }
 
+/*
+ * One STAGE or READ. When a signal stops it between two chunks (EINTR: the
+ * handler had no SA_RESTART, else the kernel restarts the call itself) the
+ * driver has set x.resume to the bytes moved, and issuing the same struct
+ * again goes on from there, as libdrm's drmIoctl() retries EINTR; with
+ * @once the caller gets -EINTR and *@done instead.
+ */
 static int svod_xfer(int fd, unsigned long cmd, uint64_t handle,
 		     uint64_t offset, uintptr_t buf, uint64_t length,
-		     uint32_t flags, uint64_t *done)
+		     uint32_t flags, uint64_t *done, bool once)
 {
 	struct svod_xfer x = {
 		.handle = handle,
@@ -495,7 +503,9 @@ static int svod_xfer(int fd, unsigned long cmd, uint64_t handle,
 	};
 	int ret;
 
-	ret = svod_ioctl(fd, cmd, &x);
+	do
+		ret = svod_ioctl(fd, cmd, &x);
+	while (ret == -EINTR && !once);
 	if (done)
 		*done = x.done;
 	return ret;
@@ -511,14 +521,42 @@ static int svod_xfer(int fd, unsigned long cmd, uint64_t handle,
  * @flags: SVOD_XFER_CPU, SVOD_XFER_DMA or 0 (auto)
  * @done: out (may be NULL): bytes moved, as the driver reported them
  *
+ * A signal whose handler returns does not end the transfer: it goes on
+ * where the driver stopped (svod_stage_interruptible() returns instead).
+ *
  * Context: any thread.
- * Return: 0, or -errno.
+ * Return: 0, or -errno (never -EINTR).
  */
 int svod_stage(int fd, uint64_t handle, uint64_t offset, const void *buf,
 	       uint64_t length, uint32_t flags, uint64_t *done)
 {
 	return svod_xfer(fd, SVOD_IOCTL_STAGE, handle, offset, (uintptr_t)buf,
-			 length, flags, done);
+			 length, flags, done, false);
+}
+
+/**
+ * svod_stage_interruptible() - svod_stage() that a signal ends
+ * @fd: descriptor of /dev/svod
+ * @handle: the handle
+ * @offset: byte offset inside the allocation
+ * @buf: source bytes
+ * @length: bytes; 0 is a no-op
+ * @flags: SVOD_XFER_CPU, SVOD_XFER_DMA or 0 (auto)
+ * @done: out (may be NULL): bytes moved, as the driver reported them
+ *
+ * For a program that handles a signal (Ctrl-C) by stopping what it does:
+ * a signal whose handler has no SA_RESTART ends the call with -EINTR after
+ * the chunk in flight, and *@done says how far it got (the rest is
+ * @offset + *@done on).
+ *
+ * Context: any thread.
+ * Return: 0, or -errno (-EINTR as above).
+ */
+int svod_stage_interruptible(int fd, uint64_t handle, uint64_t offset, const void *buf,
+			     uint64_t length, uint32_t flags, uint64_t *done)
+{
+	return svod_xfer(fd, SVOD_IOCTL_STAGE, handle, offset, (uintptr_t)buf,
+			 length, flags, done, true);
 }
 
 /**
@@ -531,14 +569,38 @@ int svod_stage(int fd, uint64_t handle, uint64_t offset, const void *buf,
  * @flags: SVOD_XFER_CPU, SVOD_XFER_DMA or 0 (auto)
  * @done: out (may be NULL): bytes moved, as the driver reported them
  *
+ * Signals: as svod_stage().
+ *
  * Context: any thread.
- * Return: 0, or -errno.
+ * Return: 0, or -errno (never -EINTR).
  */
 int svod_read(int fd, uint64_t handle, uint64_t offset, void *buf,
 	      uint64_t length, uint32_t flags, uint64_t *done)
 {
 	return svod_xfer(fd, SVOD_IOCTL_READ, handle, offset, (uintptr_t)buf,
-			 length, flags, done);
+			 length, flags, done, false);
+}
+
+/**
+ * svod_read_interruptible() - svod_read() that a signal ends
+ * @fd: descriptor of /dev/svod
+ * @handle: the handle
+ * @offset: byte offset inside the allocation
+ * @buf: destination
+ * @length: bytes; 0 is a no-op
+ * @flags: SVOD_XFER_CPU, SVOD_XFER_DMA or 0 (auto)
+ * @done: out (may be NULL): bytes moved, as the driver reported them
+ *
+ * Signals: as svod_stage_interruptible().
+ *
+ * Context: any thread.
+ * Return: 0, or -errno (-EINTR on a signal).
+ */
+int svod_read_interruptible(int fd, uint64_t handle, uint64_t offset, void *buf,
+			    uint64_t length, uint32_t flags, uint64_t *done)
+{
+	return svod_xfer(fd, SVOD_IOCTL_READ, handle, offset, (uintptr_t)buf,
+			 length, flags, done, true);
 }
 
 /**

@@ -76,6 +76,10 @@ int svod_stage(int fd, uint64_t handle, uint64_t offset, const void *buf,
 	       uint64_t length, uint32_t flags, uint64_t *done);
 int svod_read(int fd, uint64_t handle, uint64_t offset, void *buf,
 	      uint64_t length, uint32_t flags, uint64_t *done);
+int svod_stage_interruptible(int fd, uint64_t handle, uint64_t offset, const void *buf,
+			     uint64_t length, uint32_t flags, uint64_t *done);
+int svod_read_interruptible(int fd, uint64_t handle, uint64_t offset, void *buf,
+			    uint64_t length, uint32_t flags, uint64_t *done);
 int svod_plan(int fd, struct svod_plan *plan);
 
 /*

@@ -37,7 +37,7 @@ else
 	append=""
 fi
 # Longer fuzzing and replays: these reach the guest's /init as environment.
-for v in SVOD_FUZZ_SECONDS SVOD_FUZZ_SEED SVOD_SEED SVODRIG_TEST_TIMEOUT SVOD_ONLY; do
+for v in SVOD_FUZZ_SECONDS SVOD_FUZZ_SEED SVOD_SEED SVODRIG_TEST_TIMEOUT SVOD_ONLY SVOD_KUNIT; do
 	if [ -n "${!v:-}" ]; then append="$append $v=${!v}"; fi
 done
 make -s -C "$top/tools" harness >&2

@@ -200,10 +200,16 @@ struct svod_resolve {
  * @flags: in: SVOD_XFER_*
  * @pad: zero
  * @done: out, written whatever the outcome (also when the call fails, as
- *	long as the struct is writable): bytes moved before the call returned
- *	(0 when it failed before the engine ran; less than @length only when
- *	it failed: a fatal signal, a fault in the user buffer, a DMA error or
- *	timeout)
+ *	long as the struct is writable): bytes from @offset moved when the
+ *	call returned, @resume included (0 when it failed on its arguments;
+ *	less than @length only when it failed: a signal, a fault in the user
+ *	buffer, a DMA error or timeout)
+ * @resume: in/out (since SVOD_XFER_SIZE_VER1): bytes from @offset that an
+ *	earlier, interrupted call of this same request moved; the call moves
+ *	the rest. 0 for a new request; at most @length. When a signal stops
+ *	a transfer between two chunks the driver writes @done here, so a call
+ *	restarted after an SA_RESTART handler, or the same struct issued
+ *	again after EINTR, goes on where it stopped.
  */
 struct svod_xfer {
 	__u64 handle;
@@ -213,9 +219,11 @@ struct svod_xfer {
 	__u32 flags;
 	__u32 pad;
 	__u64 done;
+	__u64 resume;
 };
 
-#define SVOD_XFER_SIZE_VER0	48
+#define SVOD_XFER_SIZE_VER0	48	/* no @resume: a signal gives EINTR */
+#define SVOD_XFER_SIZE_VER1	56
 
 /* svod_plan_event.op */
 #define SVOD_PLAN_ALLOC		1

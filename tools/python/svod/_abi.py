@@ -87,7 +87,7 @@ class Xfer(ctypes.Structure):
     """``struct svod_xfer`` (STAGE and READ)."""
     _fields_ = [
         ("handle", u64), ("offset", u64), ("user_ptr", u64), ("length", u64),
-        ("flags", u32), ("pad", u32), ("done", u64),
+        ("flags", u32), ("pad", u32), ("done", u64), ("resume", u64),
     ]
 
 

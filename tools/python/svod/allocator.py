@@ -321,20 +321,19 @@ class StorageAllocator:
     def _xfer(self, cmd, kernel_handle, offset, addr, length, engine, what):
         if engine not in _ENGINES:
             raise ValueError(f"engine must be one of None, 'auto', 'cpu', 'dma', not {engine!r}")
-        moved = 0
+        x = _abi.Xfer(handle=kernel_handle, offset=offset, user_ptr=addr or 0,
+                      length=length, flags=_ENGINES[engine])
         while True:
-            x = _abi.Xfer(handle=kernel_handle, offset=offset + moved,
-                          user_ptr=addr + moved if addr else 0,
-                          length=length - moved, flags=_ENGINES[engine])
             try:
                 _abi.ioctl(self._fileno(), cmd, x)
             except KeyboardInterrupt:
-                # SIGINT: the driver stopped between chunks (EINTR) and
-                # Python's handler raised; x.done was written back.
-                raise TransferInterrupted(moved + x.done, length) from None
+                # SIGINT: the driver stopped between chunks (EINTR: Python's
+                # handlers have no SA_RESTART) and the handler raised;
+                # x.done was written back.
+                raise TransferInterrupted(x.done, length) from None
             except InterruptedError:
-                # Another signal whose handler returned: go on from there.
-                moved += x.done
+                # Another signal whose handler returned: the driver set
+                # x.resume to x.done, so the same request goes on from there.
                 continue
             except OSError as err:
                 raise from_oserror(err, f"{what} of {length} bytes at offset {offset}") from None

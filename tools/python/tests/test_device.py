@@ -149,8 +149,9 @@ def test_ctrl_c_reports_partial_count(alloc, monkeypatch):
 
 
 def test_other_signal_resumes(alloc, monkeypatch):
-    """EINTR whose handler returned (no exception): the transfer goes on
-    from ``done`` and completes."""
+    """EINTR whose handler returned (no exception): the driver recorded in
+    ``resume`` how far it got, and the binding issues the same request
+    again, which goes on from there and completes."""
     h = alloc.allocate(3 << 20)
     real = _abi.ioctl
     calls = []
@@ -158,10 +159,12 @@ def test_other_signal_resumes(alloc, monkeypatch):
     def eintr_once(fd, request, arg):
         if request != _abi.IOCTL_STAGE:
             return real(fd, request, arg)
-        calls.append(arg.offset)
+        calls.append((arg.offset, arg.length, arg.resume))
         if len(calls) == 1:
-            arg.length = 1 << 20
+            arg.length = 1 << 20                 # the driver moves one chunk
             real(fd, request, arg)
+            arg.length = 3 << 20
+            arg.resume = arg.done                # and records where it stopped
             raise InterruptedError(errno.EINTR, "Interrupted system call")
         return real(fd, request, arg)
 
@@ -169,43 +172,55 @@ def test_other_signal_resumes(alloc, monkeypatch):
     data = pattern(3 << 20, 6)
     alloc.stage(None, h, data)
     monkeypatch.setattr(_abi, "ioctl", real)
-    assert calls == [0, 1 << 20]          # the second STAGE goes on from done
+    assert calls == [(0, 3 << 20, 0), (0, 3 << 20, 1 << 20)]   # the same request, resumed
     assert alloc.read(h) == data
 
 
-def test_real_sigint_during_stage(alloc):
-    """A real SIGINT while a 16 MiB stage runs. Whatever the driver does
-    with it, the outcome is consistent: KeyboardInterrupt is raised, and if
-    it came out of the transfer (TransferInterrupted), ``done`` counts whole
-    1 MiB chunks (or everything), those bytes are in place and nothing past
-    them moved. Today's driver finishes the transfer (done == length); with
-    the driver change in Documentation/python.rst it stops early."""
+def test_real_sigint_stops_within_a_chunk(alloc):
+    """A real SIGINT while a 16 MiB stage runs stops it within the chunk in
+    flight: the work is counted in chunks, not seconds. A thread watches the
+    allocation through a mapping, sends SIGINT to the main thread once the
+    first 1 MiB chunk is in place, then counts the chunks in place. The
+    driver stops before the next chunk, so ``done`` is at most one chunk
+    past that count, the bytes before ``done`` are in place and none after."""
     import signal
     import threading
-    import time
     if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
         pytest.skip("SIGINT does not raise KeyboardInterrupt here")
-    length = 16 << 20
-    h = alloc.allocate(length)
+    chunk, length = 1 << 20, 16 << 20
+    h = alloc.allocate(length, mappable=True)
     data = pattern(length, 11)
-    timer = threading.Timer(0.05, os.kill, (os.getpid(), signal.SIGINT))
-    with pytest.raises(KeyboardInterrupt) as info:
-        timer.start()
-        alloc.stage(None, h, data)
-        timer.join()
-        for _ in range(1000):          # the handler runs at a bytecode boundary
-            time.sleep(0.001)
-    timer.join()
-    exc = info.value
-    if isinstance(exc, svod.TransferInterrupted):
-        assert exc.length == length
-        assert exc.done == length or exc.done % (1 << 20) == 0
-        done = exc.done
-    else:
-        done = None                    # raised before or after the transfer call
-    if done is not None:
-        assert alloc.read(h, done) == data[:done]
-        assert alloc.read(h, length - done, done) == bytes(length - done)
+    view = alloc.map(h)
+    landed = []
+
+    def chunks_in_place():
+        n = 0
+        while n < length // chunk and view[(n + 1) * chunk - 1] == data[(n + 1) * chunk - 1]:
+            n += 1
+        return n
+
+    def watch():
+        while chunks_in_place() == 0:
+            pass
+        signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
+        landed.append(chunks_in_place())
+
+    watcher = threading.Thread(target=watch)
+    try:
+        with pytest.raises(svod.TransferInterrupted) as info:
+            watcher.start()
+            alloc.stage(None, h, data, engine="cpu")
+        watcher.join()
+        exc = info.value
+        assert exc.length == length and exc.done % chunk == 0
+        assert exc.done <= (landed[0] + 1) * chunk < length, (exc.done, landed)
+        assert alloc.read(h, exc.done) == data[:exc.done]
+        assert alloc.read(h, length - exc.done, exc.done) == bytes(length - exc.done)
+    finally:
+        watcher.join()
+        mapping = view.obj
+        view.release()
+        mapping.close()
 
 
 def test_map_gives_a_memoryview_of_the_allocation(alloc):
