@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * svod allocations and their ioctls: ALLOC, FREE and RESOLVE. Handlers take
- * the kernel copy of their struct (ioctl.c copies and dispatches).
+ * svod allocations and their ioctls: ALLOC, FREE and RESOLVE, each file's
+ * usage per tier (what max_bytes is checked against, what fdinfo shows) and
+ * the release of a closing file's allocations. Handlers take the kernel copy
+ * of their struct (ioctl.c copies and dispatches).
  *
  * An allocation is freed in two steps. FREE (or close) removes its handle at
  * once, so no call can reach it any more, and revokes its mappings
@@ -12,14 +14,112 @@
  */
 #include <linux/ktime.h>
 #include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/module.h>
 #include <linux/slab.h>
 
 #include "alloc.h"
+#include "dev.h"
 #include "file.h"
 #include "ioctl.h"
 #include "mmap.h"
-#include "svod.h"
+#include "tier.h"
 #include "trace.h"
+
+static unsigned long long svod_max_bytes;
+module_param_named(max_bytes, svod_max_bytes, ullong, 0644);
+MODULE_PARM_DESC(max_bytes,
+		 "Bytes per open file per tier, 0 = unlimited (-EDQUOT beyond)");
+
+/* The file's usage of @tier, created empty if it has none yet. */
+static struct svod_usage *svod_usage_get(struct svod_file *sf,
+					 const struct svod_dev_tier *tier)
+{
+	struct svod_usage *usage;
+	int ret;
+
+	lockdep_assert_held(&sf->lock);
+	usage = xa_load(&sf->usage, tier->id);
+	if (usage)
+		return usage;
+	usage = kzalloc(sizeof(*usage), GFP_KERNEL_ACCOUNT);
+	if (!usage)
+		return ERR_PTR(-ENOMEM);
+	ret = xa_err(xa_store(&sf->usage, tier->id, usage, GFP_KERNEL_ACCOUNT));
+	if (ret) {
+		kfree(usage);
+		return ERR_PTR(ret);
+	}
+	return usage;
+}
+
+/*
+ * svod_usage_trim() - drop a usage record once it holds nothing
+ * @sf: the file, its lock held
+ * @tier: the tier @usage counts
+ * @usage: the record
+ *
+ * An idle tier costs a file nothing.
+ *
+ * Context: process context; @sf's lock held.
+ */
+static void svod_usage_trim(struct svod_file *sf, const struct svod_dev_tier *tier,
+			    struct svod_usage *usage)
+{
+	lockdep_assert_held(&sf->lock);
+	if (usage->handles)
+		return;
+	xa_erase(&sf->usage, tier->id);
+	kfree(usage);
+}
+
+/*
+ * svod_usage_charge() - the file's usage of a tier, if @size more bytes fit
+ * @sf: the file, its lock held
+ * @tier: the tier
+ * @size: bytes about to be allocated
+ *
+ * Checks the max_bytes limit only; the caller adds @size and one handle to
+ * the record once the allocation succeeded, or calls svod_usage_trim().
+ *
+ * Context: process context; @sf's lock held.
+ * Return: the record, ERR_PTR(-EDQUOT) beyond max_bytes, or
+ * ERR_PTR(-ENOMEM).
+ */
+static struct svod_usage *svod_usage_charge(struct svod_file *sf,
+					    const struct svod_dev_tier *tier, u64 size)
+{
+	u64 max_bytes = READ_ONCE(svod_max_bytes);
+	struct svod_usage *usage;
+
+	usage = svod_usage_get(sf, tier);
+	if (IS_ERR(usage))
+		return usage;
+	if (max_bytes && (size > max_bytes || usage->bytes > max_bytes - size)) {
+		svod_usage_trim(sf, tier, usage);
+		return ERR_PTR(-EDQUOT);
+	}
+	return usage;
+}
+
+/*
+ * svod_usage_sub() - forget an allocation in its file's usage
+ * @sf: the file, its lock held
+ * @alloc: the allocation whose handle was just removed
+ *
+ * Context: process context; @sf's lock held.
+ */
+static void svod_usage_sub(struct svod_file *sf, const struct svod_allocation *alloc)
+{
+	struct svod_usage *usage = xa_load(&sf->usage, alloc->tier->id);
+
+	lockdep_assert_held(&sf->lock);
+	if (WARN_ON(!usage))
+		return;
+	usage->bytes -= svod_allocation_size(alloc);
+	usage->handles--;
+	svod_usage_trim(sf, alloc->tier, usage);
+}
 
 static void svod_allocation_release(struct kref *ref)
 {
@@ -310,6 +410,95 @@ int svod_resolve_ioctl(struct svod_file *sf, void *data)
 		req->device_addr = svod_allocation_start(alloc);
 		req->capacity = svod_allocation_size(alloc);
 	}
+	mutex_unlock(&sf->lock);
+	return ret;
+}
+
+/**
+ * svod_file_free_all() - free every allocation of a closing file
+ * @sf: the file; no call can reach it any more
+ *
+ * Each handle goes, its usage is forgotten and its mappings revoked; the
+ * range returns to its tier when the last transfer holding it ends.
+ *
+ * Context: process context; sleeps; takes @sf's lock.
+ */
+void svod_file_free_all(struct svod_file *sf)
+{
+	struct svod_allocation *alloc;
+	u32 pos = 0;
+	u64 handle;
+
+	mutex_lock(&sf->lock);
+	while ((alloc = svod_handle_next(&sf->handles, &pos, &handle))) {
+		svod_handle_free(&sf->handles, handle, NULL);
+		svod_usage_sub(sf, alloc);
+		/* @sf's lock keeps MAP_OFFSET out: NULL means never mapped. */
+		if (READ_ONCE(alloc->map))
+			svod_mmap_revoke(alloc);
+		svod_allocation_put(alloc);
+	}
+	mutex_unlock(&sf->lock);
+}
+
+/* BAR page frame of @alloc's first byte; its tier is not gone. */
+static bool svod_allocation_pfn(const struct svod_allocation *alloc,
+				unsigned long *pfn)
+{
+	const struct svod_dev_tier *tier = alloc->tier;
+	phys_addr_t phys = tier->sdev->bars[tier->spec.bar].phys +
+			   tier->spec.offset +
+			   (svod_allocation_start(alloc) - tier->spec.base);
+
+	*pfn = PHYS_PFN(phys);
+	return PAGE_ALIGNED(phys) && PAGE_ALIGNED(svod_allocation_size(alloc));
+}
+
+/**
+ * svod_map_offset_ioctl() - SVOD_IOCTL_MAP_OFFSET
+ * @sf: the file
+ * @data: struct svod_map_offset; in: handle, flags, pad; out: offset, size
+ *
+ * Context: process context; takes @sf's lock, the tier's, then
+ * svod_mmap_sem.
+ * Return: 0; -EINVAL for unknown flags or a nonzero pad; -ESTALE if the
+ * handle is not live in @sf; -ENODEV if its tier's device is gone;
+ * -EOPNOTSUPP if the allocation's start (in its BAR) or size is not a
+ * multiple of the page size; -ENOSPC once the offset space is used up;
+ * -ENOMEM.
+ */
+int svod_map_offset_ioctl(struct svod_file *sf, void *data)
+{
+	struct svod_map_offset *req = data;
+	struct svod_allocation *alloc;
+	struct svod_dev_tier *tier;
+	unsigned long pfn;
+	int ret;
+
+	if (req->flags || req->pad)
+		return -EINVAL;
+	mutex_lock(&sf->lock);
+	alloc = svod_handle_lookup(&sf->handles, req->handle);
+	if (!alloc) {
+		ret = -ESTALE;
+		goto unlock_file;
+	}
+	/*
+	 * The tier lock keeps the device, and a removal waits until the range
+	 * exists so that it revokes it (svod_dev_unregister()).
+	 */
+	tier = alloc->tier;
+	mutex_lock(&tier->lock);
+	if (tier->gone)
+		ret = -ENODEV;
+	else if (!svod_allocation_pfn(alloc, &pfn))
+		ret = -EOPNOTSUPP;
+	else
+		ret = svod_mmap_offset(sf, alloc, pfn, &req->offset);
+	if (!ret)
+		req->size = svod_allocation_size(alloc);
+	mutex_unlock(&tier->lock);
+unlock_file:
 	mutex_unlock(&sf->lock);
 	return ret;
 }

@@ -65,5 +65,6 @@ static inline u64 svod_trace_since(u64 t0)
 
 void svod_allocation_put(struct svod_allocation *alloc);
 struct svod_allocation *svod_allocation_get(struct svod_file *sf, u64 handle);
+void svod_file_free_all(struct svod_file *sf);
 
 #endif /* SVOD_ALLOC_H */

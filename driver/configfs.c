@@ -45,7 +45,6 @@
 
 #include "configfs.h"
 #include "dev.h"
-#include "svod.h"
 #include "tier.h"
 
 /* Which values of a tier or region were written (struct svod_cfs_*.set). */

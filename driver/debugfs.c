@@ -8,7 +8,12 @@
 #include <linux/pid.h>
 #include <linux/seq_file.h>
 
+#include "alloc.h"
+#include "core/handle.h"
+#include "core/range.h"
+#include "file.h"
 #include "svod.h"
+#include "tier.h"
 
 static struct dentry *svod_debugfs_root;
 

@@ -14,7 +14,7 @@
 
 #include "dev.h"
 #include "mmap.h"
-#include "svod.h"
+#include "sysfs.h"
 #include "tier.h"
 
 /* Every bound device (struct svod_dev.node); protected by svod_decl_lock. */
@@ -228,7 +228,7 @@ static int svod_dev_set_match(struct svod_dev *sdev, struct svod_dev_set *set)
 	return 0;
 }
 
-/* Step 2: creates the new tiers, unpublished. */
+/* Step 2: creates the new tiers, unpublished, with their sysfs directories. */
 static int svod_dev_set_create(struct svod_dev *sdev, struct svod_dev_set *set)
 {
 	struct svod_dev_tier *tier;
@@ -240,6 +240,13 @@ static int svod_dev_set_create(struct svod_dev *sdev, struct svod_dev_set *set)
 			continue;
 		ret = svod_dev_bar_map(sdev, set->specs[i].bar);
 		tier = ret ? ERR_PTR(ret) : svod_dev_tier_create(sdev, &set->specs[i]);
+		if (!IS_ERR(tier)) {
+			ret = svod_sysfs_tier_add(tier, sdev->kobj_dir);
+			if (ret) {
+				svod_dev_tier_put(tier);
+				tier = ERR_PTR(ret);
+			}
+		}
 		if (IS_ERR(tier)) {
 			dev_err(&sdev->pdev->dev, "commit: tier %s: refused: size 0, align not a power of two, addresses wrap, reserved region outside the tier, or no memory (%ld)\n",
 				set->specs[i].name, PTR_ERR(tier));

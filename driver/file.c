@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * svod open files: open and release, the file's usage per tier (what
- * max_bytes is checked against, what fdinfo shows), and fdinfo. The ioctls
- * are dispatched by ioctl.c.
+ * svod open files: open and release (the file's allocations go through
+ * alloc.c, which also keeps the file's usage per tier) and fdinfo. The file
+ * operations are main.c's; the ioctls are dispatched by ioctl.c.
  */
 #include <linux/fs.h>
 #include <linux/module.h>
@@ -14,9 +14,35 @@
 
 #include "alloc.h"
 #include "file.h"
-#include "ioctl.h"
 #include "mmap.h"
-#include "svod.h"
+#include "tier.h"
+
+static unsigned int svod_max_handles = 65536;
+
+/* Largest max_handles: 2^18 live handles per file. */
+#define SVOD_MAX_HANDLES_LIMIT	BIT(18)
+
+/* Accepts 1..SVOD_MAX_HANDLES_LIMIT; anything else is -EINVAL, unchanged. */
+static int svod_max_handles_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int n;
+	int ret;
+
+	ret = kstrtouint(val, 0, &n);
+	if (ret || !n || n > SVOD_MAX_HANDLES_LIMIT)
+		return -EINVAL;
+	WRITE_ONCE(*(unsigned int *)kp->arg, n);
+	return 0;
+}
+
+static const struct kernel_param_ops svod_max_handles_ops = {
+	.set = svod_max_handles_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(max_handles, &svod_max_handles_ops, &svod_max_handles, 0644);
+MODULE_PARM_DESC(max_handles,
+		 "Live handles per open file, 1..262144, read at open (-EMFILE beyond)");
 
 /* Protects svod_files, the list of open files debugfs walks. */
 DEFINE_MUTEX(svod_files_lock);
@@ -43,97 +69,15 @@ void svod_files_exit(void)
 	mutex_unlock(&svod_handle_owners_lock);
 }
 
-/* The file's usage of @tier, created empty if it has none yet. */
-static struct svod_usage *svod_usage_get(struct svod_file *sf,
-					 const struct svod_dev_tier *tier)
-{
-	struct svod_usage *usage;
-	int ret;
-
-	lockdep_assert_held(&sf->lock);
-	usage = xa_load(&sf->usage, tier->id);
-	if (usage)
-		return usage;
-	usage = kzalloc(sizeof(*usage), GFP_KERNEL_ACCOUNT);
-	if (!usage)
-		return ERR_PTR(-ENOMEM);
-	ret = xa_err(xa_store(&sf->usage, tier->id, usage, GFP_KERNEL_ACCOUNT));
-	if (ret) {
-		kfree(usage);
-		return ERR_PTR(ret);
-	}
-	return usage;
-}
-
 /**
- * svod_usage_trim() - drop a usage record once it holds nothing
- * @sf: the file, its lock held
- * @tier: the tier @usage counts
- * @usage: the record
+ * svod_open() - open /dev/svod: a new file with its own handle table
+ * @inode: the device node
+ * @filp: the new file
  *
- * An idle tier costs a file nothing.
- *
- * Context: process context; @sf's lock held.
+ * Context: process context; sleeps.
+ * Return: 0, -ENOMEM, or the handle table's errno.
  */
-void svod_usage_trim(struct svod_file *sf, const struct svod_dev_tier *tier,
-		     struct svod_usage *usage)
-{
-	lockdep_assert_held(&sf->lock);
-	if (usage->handles)
-		return;
-	xa_erase(&sf->usage, tier->id);
-	kfree(usage);
-}
-
-/**
- * svod_usage_charge() - the file's usage of a tier, if @size more bytes fit
- * @sf: the file, its lock held
- * @tier: the tier
- * @size: bytes about to be allocated
- *
- * Checks the max_bytes limit only; the caller adds @size and one handle to
- * the record once the allocation succeeded, or calls svod_usage_trim().
- *
- * Context: process context; @sf's lock held.
- * Return: the record, ERR_PTR(-EDQUOT) beyond max_bytes, or
- * ERR_PTR(-ENOMEM).
- */
-struct svod_usage *svod_usage_charge(struct svod_file *sf,
-				     const struct svod_dev_tier *tier, u64 size)
-{
-	u64 max_bytes = READ_ONCE(svod_max_bytes);
-	struct svod_usage *usage;
-
-	usage = svod_usage_get(sf, tier);
-	if (IS_ERR(usage))
-		return usage;
-	if (max_bytes && (size > max_bytes || usage->bytes > max_bytes - size)) {
-		svod_usage_trim(sf, tier, usage);
-		return ERR_PTR(-EDQUOT);
-	}
-	return usage;
-}
-
-/**
- * svod_usage_sub() - forget an allocation in its file's usage
- * @sf: the file, its lock held
- * @alloc: the allocation whose handle was just removed
- *
- * Context: process context; @sf's lock held.
- */
-void svod_usage_sub(struct svod_file *sf, const struct svod_allocation *alloc)
-{
-	struct svod_usage *usage = xa_load(&sf->usage, alloc->tier->id);
-
-	lockdep_assert_held(&sf->lock);
-	if (WARN_ON(!usage))
-		return;
-	usage->bytes -= svod_allocation_size(alloc);
-	usage->handles--;
-	svod_usage_trim(sf, alloc->tier, usage);
-}
-
-static int svod_open(struct inode *inode, struct file *filp)
+int svod_open(struct inode *inode, struct file *filp)
 {
 	struct svod_file *sf;
 	int ret;
@@ -165,27 +109,23 @@ static int svod_open(struct inode *inode, struct file *filp)
 	return 0;
 }
 
-static int svod_release(struct inode *inode, struct file *filp)
+/**
+ * svod_release() - the last close of a file: free its allocations
+ * @inode: the device node
+ * @filp: the file
+ *
+ * Context: process context; sleeps (scrubs what no transfer holds).
+ * Return: 0.
+ */
+int svod_release(struct inode *inode, struct file *filp)
 {
 	struct svod_file *sf = filp->private_data;
-	struct svod_allocation *alloc;
-	u32 pos = 0;
-	u64 handle;
 
 	mutex_lock(&svod_files_lock);
 	list_del(&sf->node);
 	mutex_unlock(&svod_files_lock);
 
-	mutex_lock(&sf->lock);
-	while ((alloc = svod_handle_next(&sf->handles, &pos, &handle))) {
-		svod_handle_free(&sf->handles, handle, NULL);
-		svod_usage_sub(sf, alloc);
-		/* @sf's lock keeps MAP_OFFSET out: NULL means never mapped. */
-		if (READ_ONCE(alloc->map))
-			svod_mmap_revoke(alloc);
-		svod_allocation_put(alloc);
-	}
-	mutex_unlock(&sf->lock);
+	svod_file_free_all(sf);
 
 	WARN_ON(!xa_empty(&sf->usage));
 	xa_destroy(&sf->usage);
@@ -228,7 +168,14 @@ static u64 svod_file_mapped_bytes(struct svod_file *sf, unsigned long id)
 	return bytes;
 }
 
-static void svod_show_fdinfo(struct seq_file *m, struct file *filp)
+/**
+ * svod_show_fdinfo() - the file's holdings per tier, DRM's fdinfo keys
+ * @m: the seq_file
+ * @filp: the file
+ *
+ * Context: process context; takes the file's lock and svod_tier_xa's.
+ */
+void svod_show_fdinfo(struct seq_file *m, struct file *filp)
 {
 	struct svod_file *sf = filp->private_data;
 	struct svod_dev_tier *tier;
@@ -252,14 +199,3 @@ static void svod_show_fdinfo(struct seq_file *m, struct file *filp)
 	xa_unlock(&svod_tier_xa);
 	mutex_unlock(&sf->lock);
 }
-
-const struct file_operations svod_fops = {
-	.owner = THIS_MODULE,
-	.open = svod_open,
-	.release = svod_release,
-	.unlocked_ioctl = svod_ioctl,
-	.compat_ioctl = compat_ptr_ioctl,
-	.show_fdinfo = svod_show_fdinfo,
-	.mmap = svod_mmap,
-	.llseek = noop_llseek,
-};

@@ -50,16 +50,16 @@ struct svod_usage {
 	u32 handles;
 };
 
-extern const struct file_operations svod_fops;
+struct file;
+struct inode;
+struct seq_file;
+
 extern struct mutex svod_files_lock;
 extern struct list_head svod_files;
 
-struct svod_usage *svod_usage_charge(struct svod_file *sf,
-				     const struct svod_dev_tier *tier,
-				     u64 size);
-void svod_usage_trim(struct svod_file *sf, const struct svod_dev_tier *tier,
-		     struct svod_usage *usage);
-void svod_usage_sub(struct svod_file *sf, const struct svod_allocation *alloc);
+int svod_open(struct inode *inode, struct file *filp);
+int svod_release(struct inode *inode, struct file *filp);
+void svod_show_fdinfo(struct seq_file *m, struct file *filp);
 void svod_files_exit(void);
 
 #endif /* SVOD_FILE_H */

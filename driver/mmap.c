@@ -3,10 +3,11 @@
  * svod mappings of allocations, after DRM's fake offsets (drm_vma_manager,
  * drm_gem_mmap()):
  *
- * - SVOD_IOCTL_MAP_OFFSET gives a live, page-aligned allocation a range of
- *   page offsets, taken from a counter that never goes back, so an offset
- *   never names a second allocation. mmap() at an offset of the range maps
- *   that part of the allocation's BAR range, write-combined, MAP_SHARED.
+ * - SVOD_IOCTL_MAP_OFFSET (alloc.c, then svod_mmap_offset()) gives a live,
+ *   page-aligned allocation a range of page offsets, taken from a counter
+ *   that never goes back, so an offset never names a second allocation.
+ *   mmap() at an offset of the range maps that part of the allocation's BAR
+ *   range, write-combined, MAP_SHARED.
  * - Every open file of /dev/svod uses one address space (f_mapping is set to
  *   the mapping of one anonymous inode at open), so every vma of a range,
  *   in any process, any file, after fork(), is found by
@@ -33,9 +34,10 @@
 #include <linux/rwsem.h>
 #include <linux/slab.h>
 
+#include "alloc.h"
+#include "file.h"
 #include "ioctl.h"
 #include "mmap.h"
-#include "svod.h"
 
 #define SVOD_MMAP_MAGIC		0x5e0d3a9bU
 
@@ -184,19 +186,6 @@ static void svod_map_put(struct svod_map *map)
 	kref_put(&map->ref, svod_map_release);
 }
 
-/* BAR page frame of @alloc's first byte; its tier is not gone. */
-static bool svod_mmap_pfn(const struct svod_allocation *alloc,
-			  unsigned long *pfn)
-{
-	const struct svod_dev_tier *tier = alloc->tier;
-	phys_addr_t phys = tier->sdev->bars[tier->spec.bar].phys +
-			   tier->spec.offset +
-			   (svod_allocation_start(alloc) - tier->spec.base);
-
-	*pfn = PHYS_PFN(phys);
-	return PAGE_ALIGNED(phys) && PAGE_ALIGNED(svod_allocation_size(alloc));
-}
-
 /*
  * Gives @alloc its offset range at BAR page @pfn; @sf's lock, the tier's
  * lock (the tier is not gone) and svod_mmap_sem held.
@@ -227,64 +216,30 @@ static int svod_map_create(struct svod_file *sf, struct svod_allocation *alloc,
 	return 0;
 }
 
-/* MAP_OFFSET once the handle is found: @sf's lock held. */
-static int svod_map_offset_locked(struct svod_file *sf,
-				  struct svod_allocation *alloc,
-				  struct svod_map_offset *req)
+/**
+ * svod_mmap_offset() - the offset at which mmap() maps an allocation
+ * @sf: the file holding @alloc, its lock held
+ * @alloc: the allocation; its tier's lock held and the tier not gone (a
+ *	removal then waits until the range exists, so that it revokes it)
+ * @pfn: BAR page frame of @alloc's first byte
+ * @offset: out: the offset
+ *
+ * The first call gives @alloc its offset range; later calls find it.
+ *
+ * Context: process context; takes svod_mmap_sem.
+ * Return: 0; -ENOSPC once the offset space is used up; -ENOMEM.
+ */
+int svod_mmap_offset(struct svod_file *sf, struct svod_allocation *alloc,
+		     unsigned long pfn, u64 *offset)
 {
-	struct svod_dev_tier *tier = alloc->tier;
-	unsigned long pfn;
 	int ret = 0;
 
-	/*
-	 * The tier lock keeps the device, and a removal waits until the range
-	 * exists so that it revokes it (svod_dev_unregister()).
-	 */
-	mutex_lock(&tier->lock);
-	if (tier->gone)
-		ret = -ENODEV;
-	else if (!svod_mmap_pfn(alloc, &pfn))
-		ret = -EOPNOTSUPP;
-	if (ret)
-		goto unlock;
 	down_write(&svod_mmap_sem);
 	if (!alloc->map)
 		ret = svod_map_create(sf, alloc, pfn);
-	if (!ret) {
-		req->offset = (u64)alloc->map->pgoff << PAGE_SHIFT;
-		req->size = svod_allocation_size(alloc);
-	}
+	if (!ret)
+		*offset = (u64)alloc->map->pgoff << PAGE_SHIFT;
 	up_write(&svod_mmap_sem);
-unlock:
-	mutex_unlock(&tier->lock);
-	return ret;
-}
-
-/**
- * svod_map_offset_ioctl() - SVOD_IOCTL_MAP_OFFSET
- * @sf: the file
- * @data: struct svod_map_offset; in: handle, flags, pad; out: offset, size
- *
- * Context: process context; takes @sf's lock, the tier's, then
- * svod_mmap_sem.
- * Return: 0; -EINVAL for unknown flags or a nonzero pad; -ESTALE if the
- * handle is not live in @sf; -ENODEV if its tier's device is gone;
- * -EOPNOTSUPP if the allocation's start (in its BAR) or size is not a
- * multiple of the page size; -ENOSPC once the offset space is used up;
- * -ENOMEM.
- */
-int svod_map_offset_ioctl(struct svod_file *sf, void *data)
-{
-	struct svod_map_offset *req = data;
-	struct svod_allocation *alloc;
-	int ret;
-
-	if (req->flags || req->pad)
-		return -EINVAL;
-	mutex_lock(&sf->lock);
-	alloc = svod_handle_lookup(&sf->handles, req->handle);
-	ret = alloc ? svod_map_offset_locked(sf, alloc, req) : -ESTALE;
-	mutex_unlock(&sf->lock);
 	return ret;
 }
 

@@ -73,6 +73,8 @@ int svod_mmap_init(void);
 void svod_mmap_exit(void);
 void svod_mmap_file_init(struct file *filp);
 int svod_mmap(struct file *filp, struct vm_area_struct *vma);
+int svod_mmap_offset(struct svod_file *sf, struct svod_allocation *alloc,
+		     unsigned long pfn, u64 *offset);
 void svod_mmap_revoke(struct svod_allocation *alloc);
 bool svod_mmap_is_mapped(const struct svod_allocation *alloc);
 

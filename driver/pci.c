@@ -8,12 +8,9 @@
 #include <linux/pci.h>
 
 #include "configfs.h"
+#include "dev.h"
 #include "svod.h"
 #include "tier.h"
-
-/* The tracepoints of driver/trace.h are defined here, once. */
-#define CREATE_TRACE_POINTS
-#include "trace.h"
 
 #define PCI_DEVICE_ID_IVSHMEM	0x1110
 

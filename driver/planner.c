@@ -4,13 +4,17 @@
  * and copies the offsets out. Plans touch no device and no file state.
  */
 #include <linux/mm.h>
+#include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
 #include "core/plan.h"
 #include "core/tlsf.h"
 #include "ioctl.h"
-#include "svod.h"
+
+static unsigned int svod_max_plan_events = 1U << 20;
+module_param_named(max_plan_events, svod_max_plan_events, uint, 0644);
+MODULE_PARM_DESC(max_plan_events, "Events per PLAN call (-E2BIG beyond)");
 
 /* The core's parameters of @req. */
 static struct svod_plan_params svod_plan_params_of(const struct svod_plan *req)

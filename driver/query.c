@@ -14,10 +14,13 @@
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/svod.h>
 #include <linux/uaccess.h>
 
+#include "core/range.h"
+#include "dev.h"
 #include "ioctl.h"
-#include "svod.h"
+#include "tier.h"
 
 /* Larger elements than this are a mistake, not a newer ABI. */
 #define SVOD_TIER_INFO_SIZE_MAX	4096

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * svod driver internals: module-wide registries, parameters and locks.
- * Bound devices are dev.h's, tier objects tier.h's, the declaration tree
- * configfs.h's, open files file.h's, allocations alloc.h's.
+ * svod driver internals: the lock order, and the entry points main.c calls
+ * in pci.c and debugfs.c. Bound devices are dev.h's, tier objects tier.h's,
+ * the declaration tree configfs.h's, open files file.h's, allocations
+ * alloc.h's; each file includes the headers of what it uses
+ * (Documentation/svod.rst, "Layout").
  *
  * Lock order (outermost first); lockdep checks it:
  *
@@ -26,34 +28,6 @@
  */
 #ifndef SVOD_DRIVER_H
 #define SVOD_DRIVER_H
-
-#include <linux/kobject.h>
-#include <linux/kref.h>
-#include <linux/list.h>
-#include <linux/mutex.h>
-#include <linux/pci.h>
-#include <linux/rwsem.h>
-#include <linux/sched.h>
-#include <linux/types.h>
-#include <linux/xarray.h>
-
-#include <linux/svod.h>
-
-#include "core/handle.h"
-#include "core/range.h"
-#include "alloc.h"
-#include "dev.h"
-#include "file.h"
-#include "stage.h"
-#include "sysfs.h"
-#include "tier.h"
-
-/* main.c */
-extern struct mutex svod_decl_lock;
-extern struct xarray svod_tier_xa;
-extern unsigned int svod_max_handles;
-extern unsigned long long svod_max_bytes;
-extern unsigned int svod_max_plan_events;
 
 /* pci.c */
 int svod_pci_register(void);

@@ -8,7 +8,9 @@
 #include <linux/slab.h>
 #include <linux/sysfs.h>
 
-#include "svod.h"
+#include "core/range.h"
+#include "sysfs.h"
+#include "tier.h"
 
 /**
  * struct svod_tier_kobj - a tier's sysfs directory

@@ -16,13 +16,24 @@
 
 #include <kunit/visibility.h>
 
+#include "alloc.h"
 #include "dev.h"
 #include "mmap.h"
-#include "svod.h"
 #include "tier.h"
 
 /* Scrub in chunks so a large range never hogs the CPU. */
 #define SVOD_SCRUB_CHUNK	SZ_1M
+
+/* Protects the device list and every device's tier set. */
+DEFINE_MUTEX(svod_decl_lock);
+
+/*
+ * Tier id -> struct svod_dev_tier, for every tier not yet released (gone
+ * tiers stay while allocations hold them, so calls on them see -ENODEV).
+ * Lookups take a reference under the xarray's lock; release erases the
+ * entry under that lock before freeing.
+ */
+DEFINE_XARRAY_ALLOC(svod_tier_xa);
 
 /* Next tier id to try; ids are allocated cyclically so they are not reused soon. */
 static u32 svod_next_tier_id;
@@ -102,15 +113,14 @@ EXPORT_SYMBOL_IF_KUNIT(svod_tier_spec_equal);
  * @spec: the declaration
  *
  * The tier's id is reserved (lookups see nothing until
- * svod_dev_tier_publish()) and its sysfs directory added. The caller owns
- * the one reference and drops it with svod_dev_tier_put() if the tier is
- * never published.
+ * svod_dev_tier_publish()). The caller owns the one reference and drops it
+ * with svod_dev_tier_put() if the tier is never published.
  *
  * Context: process context; svod_decl_lock held.
  * Return: the tier, or ERR_PTR(-ENOMEM), ERR_PTR(-EINVAL) if the allocator
  * refuses the declaration (size 0, align not a power of two, addresses
- * wrap, a reserved region outside the tier), or an errno of xa_alloc_cyclic()
- * or kobject_add().
+ * wrap, a reserved region outside the tier), or an errno of
+ * xa_alloc_cyclic().
  */
 struct svod_dev_tier *svod_dev_tier_create(struct svod_dev *sdev,
 					   const struct svod_tier_spec *spec)
@@ -142,13 +152,8 @@ struct svod_dev_tier *svod_dev_tier_create(struct svod_dev *sdev,
 	if (ret < 0)
 		goto fini_core;
 
-	ret = svod_sysfs_tier_add(tier, sdev->kobj_dir);
-	if (ret)
-		goto release_id;
 	return tier;
 
-release_id:
-	xa_erase(&svod_tier_xa, tier->id);
 fini_core:
 	svod_range_fini(&tier->core);
 free_tier:

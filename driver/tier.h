@@ -11,6 +11,7 @@
 #include <linux/mutex.h>
 #include <linux/rwsem.h>
 #include <linux/types.h>
+#include <linux/xarray.h>
 
 #include <linux/svod.h>
 
@@ -89,6 +90,9 @@ struct svod_dev_tier {
 	struct list_head live;
 	struct svod_stage_stats stats;
 };
+
+extern struct mutex svod_decl_lock;
+extern struct xarray svod_tier_xa;
 
 bool svod_tier_name_valid(const char *name);
 void svod_tier_spec_sort_reserved(struct svod_tier_spec *spec);

@@ -4,7 +4,7 @@
  * tier's name, the handle, the size, the engine asked for and the time the
  * call took in the driver. `trace-cmd record -e svod` or
  * `perf trace -e 'svod:*'` show them; Documentation/svod.rst lists the
- * fields. Defined (CREATE_TRACE_POINTS) in driver/pci.c.
+ * fields. Defined (CREATE_TRACE_POINTS) in driver/trace.c.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM svod

@@ -8,9 +8,10 @@
 #include <linux/uaccess.h>
 
 #include "alloc.h"
+#include "dev.h"
 #include "file.h"
 #include "ioctl.h"
-#include "svod.h"
+#include "tier.h"
 #include "trace.h"
 
 /*
