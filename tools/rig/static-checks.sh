@@ -3,7 +3,9 @@
 # headers, and svod.ko with svod_test.ko on the test kernel (the only one
 # with KUnit, and every option of kunit/.kunitconfig), with W=1 and no
 # warning; sparse (C=2) reports nothing on either; checkpatch --strict
-# --no-tree is clean on every kernel source file.
+# --no-tree is clean on every kernel source file; no circle in the call
+# graph between svod.ko's objects (layers.py, with its self-test); the ABI
+# check (abi.py).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=tools/rig/lib.sh
@@ -62,6 +64,11 @@ for f in $files; do
 	grep -qE '(ERROR|WARNING|CHECK):' "$log"
 	verdict "$([ $? = 0 ] && echo 1 || echo 0)" "checkpatch --strict clean: $f" "$log"
 done
+
+# Calls go one way (Documentation/svod.rst, "Layout"): no circle between
+# svod.ko's objects, and a back-call added on purpose is caught.
+"$top/tools/rig/layers.py" "$top/build/static-stock" || rc=1
+"$top/tools/rig/layers.py" --selftest "$kdir" || rc=1
 
 "$top/tools/rig/abi.py" || rc=1
 exit $rc
