@@ -619,3 +619,26 @@ int ht_kmsg_find(int kfd, const char *needle)
 	}
 	return found;
 }
+
+/**
+ * ht_fill_xorshift() - a reproducible byte pattern
+ * @p: the buffer
+ * @len: bytes
+ * @seed: nonzero; the same seed gives the same bytes
+ *
+ * Byte i is the low byte of the (i+1)th xorshift32 of @seed: the pattern
+ * tools/testing/verify_bar.py checks on the host.
+ *
+ * Context: any thread.
+ */
+void ht_fill_xorshift(uint8_t *p, size_t len, uint32_t seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		seed ^= seed << 13;
+		seed ^= seed >> 17;
+		seed ^= seed << 5;
+		p[i] = (uint8_t)seed;
+	}
+}

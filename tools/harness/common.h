@@ -39,5 +39,6 @@ int ht_drop_cap(unsigned int cap);
 int ht_wait_exit(pid_t pid);
 int ht_kmsg_open(void);
 int ht_kmsg_find(int kfd, const char *needle);
+void ht_fill_xorshift(uint8_t *p, size_t len, uint32_t seed);
 
 #endif /* SVOD_HARNESS_COMMON_H */

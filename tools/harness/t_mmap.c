@@ -82,18 +82,6 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void fill(uint8_t *p, size_t len, uint32_t seed)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		seed ^= seed << 13;
-		seed ^= seed >> 17;
-		seed ^= seed << 5;
-		p[i] = (uint8_t)seed;
-	}
-}
-
 /* A mappable allocation of @size bytes on @f, mapped whole. */
 static int alloc_map(int f, uint64_t size, struct svod_alloc *a, uint8_t **p)
 {
@@ -224,7 +212,7 @@ static void test_data(void)
 	tap_ok(!ret && !svod_map_offset(fd, a.handle, &off2, NULL) && off == off2 &&
 	       size == a.capacity, "map_offset_stable_and_sized");
 
-	fill(buf, sizeof(buf), 7);
+	ht_fill_xorshift(buf, sizeof(buf), 7);
 	memcpy(p, buf, sizeof(buf));
 	__sync_synchronize();
 	ret = svod_read(fd, a.handle, 0, back, sizeof(back), 0, NULL);
@@ -234,7 +222,7 @@ static void test_data(void)
 	       "mapping_write_in_bar_at_allocation_offset (bar2 +0x%llx)",
 	       (unsigned long long)off);
 
-	fill(buf, sizeof(buf), 11);
+	ht_fill_xorshift(buf, sizeof(buf), 11);
 	ret = svod_stage(fd, a.handle, 0, buf, sizeof(buf), 0, NULL);
 	tap_ok(!ret && !memcmp(buf, p, sizeof(buf)), "stage_visible_through_mapping");
 
@@ -800,13 +788,13 @@ static void test_fault_handler_injection(void)
 		fired = clean = 0;
 		st = ret ? -1 : 0;
 		for (n = 1; n <= FAULT_MAX_N && !st && !clean; n++) {
-			fill(want, len, write ? 0x1000 + n : 0x3000);
+			ht_fill_xorshift(want, len, write ? 0x1000 + n : 0x3000);
 			if (svod_stage(fd, a.handle, 0, want, len, 0, NULL)) {
 				st = -1;
 				break;
 			}
 			if (write)
-				fill(want, FAULT_WRITE_LEN, 0x2000 + n);
+				ht_fill_xorshift(want, FAULT_WRITE_LEN, 0x2000 + n);
 			pid = fork();
 			if (!pid)
 				fault_child(off, want, n, write);
@@ -1164,7 +1152,7 @@ static int run_manifest(void)
 		ret = buf ? alloc_map(fd, 3 * page + 5, &a, &p) : -ENOMEM;
 		ret = ret ? ret : ht_bar2_offset(&tier, a.device_addr + 3, &off);
 		if (!ret) {
-			fill(buf, 3 * page + 5, seed);
+			ht_fill_xorshift(buf, 3 * page + 5, seed);
 			memcpy(p + 3, buf, 3 * page + 5);
 			__sync_synchronize();
 			printf("# svod-manifest: %llx %llu %u\n", (unsigned long long)off,

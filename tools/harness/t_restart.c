@@ -12,8 +12,9 @@
  * - the first layout of the struct (48 bytes, no resume) cannot carry that
  *   state: its callers get EINTR, as before;
  * - without SA_RESTART, EINTR with done in whole chunks and resume == done,
- *   the bytes before done written and none after; issuing the same struct
- *   again goes on from resume until it completes;
+ *   the bytes before done written and none after (through READ, and in the
+ *   BAR itself through sysfs resource2); issuing the same struct again goes
+ *   on from resume until it completes;
  * - libsvod's svod_stage()/svod_read() resume by themselves and complete;
  *   svod_stage_interruptible() returns EINTR;
  * - SIGKILL during a transfer: the process goes away, no page stays pinned
@@ -24,6 +25,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -146,18 +148,6 @@ static uint64_t engine_bytes(int dma)
 	return dma ? t.dma_bytes : t.cpu_bytes;
 }
 
-static void fill(uint8_t *p, size_t len, uint32_t seed)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		seed ^= seed << 13;
-		seed ^= seed >> 17;
-		seed ^= seed << 5;
-		p[i] = (uint8_t)seed;
-	}
-}
-
 static int alloc_big(uint64_t len, uint64_t *h)
 {
 	struct svod_alloc a;
@@ -166,6 +156,34 @@ static int alloc_big(uint64_t len, uint64_t *h)
 	if (!ret)
 		*h = a.handle;
 	return ret;
+}
+
+/*
+ * The BAR itself, not svod's READ: [off, off + len) of @h's allocation,
+ * read through the device's sysfs resource2, equals @want.
+ */
+static int bar_holds(uint64_t h, const uint8_t *want, uint64_t off, uint64_t len)
+{
+	struct svod_resolve r;
+	uint64_t at, map_len;
+	char path[256];
+	uint8_t *map;
+	int rfd, same;
+
+	if (svod_resolve(fd, h, &r) || ht_bar2_offset(&tier, r.device_addr + off, &at))
+		return 0;
+	snprintf(path, sizeof(path), SVOD_SYSFS_DEVICES "/%s/resource2", tier.device);
+	rfd = open(path, O_RDONLY);
+	if (rfd < 0)
+		return 0;
+	map_len = at + len;
+	map = mmap(NULL, map_len, PROT_READ, MAP_SHARED, rfd, 0);
+	close(rfd);
+	if (map == MAP_FAILED)
+		return 0;
+	same = !memcmp(map + at, want, len);
+	munmap(map, map_len);
+	return same;
 }
 
 /* The allocation reads back as @want over [off, off + len). */
@@ -208,7 +226,7 @@ static void test_sa_restart(uint64_t h, uint64_t len, uint32_t engine, unsigned 
 		struct svod_xfer rd = { .handle = h, .user_ptr = (uintptr_t)dst, .length = len,
 					.flags = engine };
 
-		fill(src, len, 0x5eed + r);
+		ht_fill_xorshift(src, len, 0x5eed + r);
 		memset(dst, 0, len);
 		ret = xfer(SVOD_IOCTL_STAGE, &st);
 		failed += ret != 0 || st.done != len;
@@ -269,7 +287,7 @@ static void test_no_restart(void)
 		tap_skip("no 16 MiB allocation", "same_struct_again_resumes_to_the_end");
 		return;
 	}
-	fill(src, BIG_LEN, 0xabc);
+	ht_fill_xorshift(src, BIG_LEN, 0xabc);
 	x = (struct svod_xfer){ .handle = h, .user_ptr = (uintptr_t)src, .length = BIG_LEN,
 				.flags = SVOD_XFER_CPU };
 	storm_start(&s, 0);
@@ -280,9 +298,10 @@ static void test_no_restart(void)
 	       "eintr_with_done_and_resume (%s, done %llu, resume %llu)", ht_err(first),
 	       (unsigned long long)x.done, (unsigned long long)x.resume);
 	tap_ok(first == -EINTR && holds(h, src, 0, x.done) &&
-	       holds(h, zeros, x.done, BIG_LEN - x.done),
-	       "eintr_bytes_before_done_written_none_after (done %llu)",
-	       (unsigned long long)x.done);
+	       holds(h, zeros, x.done, BIG_LEN - x.done) && bar_holds(h, src, 0, x.done) &&
+	       bar_holds(h, zeros, x.done, BIG_LEN - x.done),
+	       "eintr_bytes_before_done_written_none_after (done %llu; READ and the BAR "
+	       "through resource2 agree)", (unsigned long long)x.done);
 
 	/* The reads above count too: the counter from here on. */
 	before = engine_bytes(0);
@@ -311,7 +330,7 @@ static void test_libsvod(uint64_t h)
 	struct storm_run s;
 	int ret, rret, iret;
 
-	fill(src, BIG_LEN, 0x11b);
+	ht_fill_xorshift(src, BIG_LEN, 0x11b);
 	memset(dst, 0, BIG_LEN);
 	storm_start(&s, 0);
 	in_call = 1;

@@ -51,29 +51,9 @@ static size_t page;
 static uint64_t rng;
 static int have_dma;
 
-static uint32_t xorshift32(uint32_t *s)
-{
-	uint32_t x = *s;
-
-	x ^= x << 13;
-	x ^= x >> 17;
-	x ^= x << 5;
-	*s = x;
-	return x;
-}
-
-/* The manifest pattern: byte i is the low byte of the (i+1)th xorshift32. */
-static void fill_xorshift(uint8_t *p, size_t len, uint32_t seed)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		p[i] = (uint8_t)xorshift32(&seed);
-}
-
 static void fill_random(uint8_t *p, size_t len)
 {
-	fill_xorshift(p, len, (uint32_t)ht_rand(&rng) | 1);
+	ht_fill_xorshift(p, len, (uint32_t)ht_rand(&rng) | 1);
 }
 
 static uint64_t rand_below(uint64_t n)
@@ -580,7 +560,7 @@ static void keeper(int report, uint32_t seed0)
 	for (i = 0; i < ARRAY_SIZE(ranges) && kfd >= 0 && buf; i++) {
 		ret = svod_alloc(kfd, tier.id, ranges[i].len + 64, 0, &a);
 		skip = 1 + i * 7 % 60;
-		fill_xorshift(buf, ranges[i].len, seed0 + i);
+		ht_fill_xorshift(buf, ranges[i].len, seed0 + i);
 		if (!ret)
 			ret = svod_stage(kfd, a.handle, skip, buf, ranges[i].len,
 					 ranges[i].flags, NULL);
