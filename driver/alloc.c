@@ -12,6 +12,7 @@
  * goes, which is at the end of FREE unless a STAGE or READ of the same
  * allocation is still running, then at the end of that transfer.
  */
+#include <kunit/visibility.h>
 #include <linux/ktime.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
@@ -154,6 +155,7 @@ void svod_allocation_put(struct svod_allocation *alloc)
 {
 	kref_put(&alloc->ref, svod_allocation_release);
 }
+EXPORT_SYMBOL_IF_KUNIT(svod_allocation_put);
 
 /**
  * svod_allocation_get() - the allocation a handle of a file names
@@ -175,6 +177,7 @@ struct svod_allocation *svod_allocation_get(struct svod_file *sf, u64 handle)
 	mutex_unlock(&sf->lock);
 	return alloc;
 }
+EXPORT_SYMBOL_IF_KUNIT(svod_allocation_get);
 
 /* Takes @size bytes of @tier for @alloc; @tier's lock is taken here. */
 static int svod_allocation_place(struct svod_allocation *alloc,
@@ -313,6 +316,7 @@ int svod_alloc_ioctl(struct svod_file *sf, void *data)
 	}
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(svod_alloc_ioctl);
 
 /**
  * svod_alloc_ioctl_unwind() - take back an ALLOC whose reply was lost
@@ -380,6 +384,7 @@ int svod_free_ioctl(struct svod_file *sf, void *data)
 	svod_dev_tier_put(tier);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(svod_free_ioctl);
 
 /**
  * svod_resolve_ioctl() - SVOD_IOCTL_RESOLVE
@@ -413,6 +418,7 @@ int svod_resolve_ioctl(struct svod_file *sf, void *data)
 	mutex_unlock(&sf->lock);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(svod_resolve_ioctl);
 
 /**
  * svod_file_free_all() - free every allocation of a closing file
@@ -502,3 +508,4 @@ unlock_file:
 	mutex_unlock(&sf->lock);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(svod_map_offset_ioctl);

@@ -425,6 +425,7 @@ int svod_dev_set_tiers(struct svod_dev *sdev, const struct svod_tier_spec *specs
 	mutex_unlock(&svod_decl_lock);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(svod_dev_set_tiers);
 
 /**
  * svod_dev_get_specs() - the declarations of a device's current tiers
@@ -450,6 +451,7 @@ int svod_dev_get_specs(struct svod_dev *sdev, struct svod_tier_spec *specs,
 	mutex_unlock(&svod_decl_lock);
 	return n;
 }
+EXPORT_SYMBOL_IF_KUNIT(svod_dev_get_specs);
 
 /**
  * svod_dev_register() - add a device and give it its default tier
@@ -498,6 +500,7 @@ unlock:
 	mutex_unlock(&svod_decl_lock);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(svod_dev_register);
 
 /**
  * svod_dev_unregister() - retire every tier of a device that is going away
@@ -537,3 +540,4 @@ void svod_dev_unregister(struct svod_dev *sdev)
 		svod_dev_tier_put(tier);
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(svod_dev_unregister);

@@ -4,6 +4,7 @@
  * alloc.c, which also keeps the file's usage per tier) and fdinfo. The file
  * operations are main.c's; the ioctls are dispatched by ioctl.c.
  */
+#include <kunit/visibility.h>
 #include <linux/fs.h>
 #include <linux/module.h>
 #include <linux/pid.h>
@@ -108,6 +109,7 @@ int svod_open(struct inode *inode, struct file *filp)
 	svod_mmap_file_init(filp);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(svod_open);
 
 /**
  * svod_release() - the last close of a file: free its allocations
@@ -137,6 +139,7 @@ int svod_release(struct inode *inode, struct file *filp)
 	kfree(sf);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(svod_release);
 
 /* Prints a byte count the way DRM's fdinfo does: exact, in the largest unit. */
 static void svod_fdinfo_size(struct seq_file *m, const char *key,

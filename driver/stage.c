@@ -149,6 +149,36 @@ static void svod_bar_read(const struct svod_bar *bar, u64 off, void *dst,
 		memcpy_fromio(dst, bar->wc + off, len);
 }
 
+/**
+ * svod_stage_zero() - zero a range of a BAR
+ * @bar: the BAR
+ * @off: BAR offset of the first byte, checked by the caller
+ * @len: bytes
+ *
+ * In chunks of 1 MiB through the write-combined mapping (a page at a time
+ * through @bar's ops), rescheduling between them; the zeros are posted to
+ * the device (wmb()) before this returns.
+ *
+ * Context: process context; may sleep. The caller keeps the BAR mapped.
+ */
+void svod_stage_zero(const struct svod_bar *bar, u64 off, u64 len)
+{
+	size_t n;
+
+	while (len) {
+		n = min_t(u64, len, bar->ops ? PAGE_SIZE : SVOD_STAGE_CPU_CHUNK);
+		if (bar->ops)
+			bar->ops->write(bar, off, page_address(ZERO_PAGE(0)), n);
+		else
+			memset_io(bar->wc + off, 0, n);
+		off += n;
+		len -= n;
+		cond_resched();
+	}
+	/* Drain the write-combining buffers before the range is reused. */
+	wmb();
+}
+
 /*
  * Between two chunks: give the CPU away, stop if a signal is pending. A
  * fatal one ends the transfer; for any other the call is restartable.

@@ -102,6 +102,7 @@ struct svod_xfer_req {
 
 int svod_stage_xfer(const struct svod_bar *bar, const struct svod_xfer_req *req,
 		    struct svod_stage_stats *stats, u64 *done);
+void svod_stage_zero(const struct svod_bar *bar, u64 off, u64 len);
 void svod_stage_init(void);
 void svod_stage_exit(void);
 

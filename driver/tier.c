@@ -7,9 +7,7 @@
  * when they are replaced, is dev.c's business.
  */
 #include <linux/ctype.h>
-#include <linux/io.h>
 #include <linux/sched.h>
-#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/string.h>
@@ -21,11 +19,9 @@
 #include "mmap.h"
 #include "tier.h"
 
-/* Scrub in chunks so a large range never hogs the CPU. */
-#define SVOD_SCRUB_CHUNK	SZ_1M
-
 /* Protects the device list and every device's tier set. */
-DEFINE_MUTEX(svod_decl_lock);
+struct mutex svod_decl_lock = __MUTEX_INITIALIZER(svod_decl_lock);
+EXPORT_SYMBOL_IF_KUNIT(svod_decl_lock);
 
 /*
  * Tier id -> struct svod_dev_tier, for every tier not yet released (gone
@@ -161,6 +157,7 @@ free_tier:
 	kfree(tier);
 	return ERR_PTR(ret);
 }
+EXPORT_SYMBOL_IF_KUNIT(svod_dev_tier_create);
 
 /**
  * svod_dev_tier_publish() - make a created tier reachable by its id
@@ -174,6 +171,7 @@ void svod_dev_tier_publish(struct svod_dev_tier *tier)
 	/* Storing into a reserved index cannot fail. */
 	xa_store(&svod_tier_xa, tier->id, tier, GFP_KERNEL);
 }
+EXPORT_SYMBOL_IF_KUNIT(svod_dev_tier_publish);
 
 static void svod_dev_tier_release(struct kref *ref)
 {
@@ -196,6 +194,7 @@ void svod_dev_tier_put(struct svod_dev_tier *tier)
 {
 	kref_put(&tier->ref, svod_dev_tier_release);
 }
+EXPORT_SYMBOL_IF_KUNIT(svod_dev_tier_put);
 
 /**
  * svod_dev_tier_get_by_id() - look a tier up by its id
@@ -216,6 +215,7 @@ struct svod_dev_tier *svod_dev_tier_get_by_id(u32 id)
 	xa_unlock(&svod_tier_xa);
 	return tier;
 }
+EXPORT_SYMBOL_IF_KUNIT(svod_dev_tier_get_by_id);
 
 /**
  * svod_dev_tier_next() - the next tier in id order, for walks over all tiers
@@ -250,22 +250,11 @@ struct svod_dev_tier *svod_dev_tier_next(unsigned long *id)
  */
 void svod_dev_tier_scrub(struct svod_dev_tier *tier, u64 start, u64 size)
 {
-	void __iomem *p;
-
 	lockdep_assert_held(&tier->io_sem);
-	p = tier->sdev->bars[tier->spec.bar].wc + tier->spec.offset +
-	    (start - tier->spec.base);
-	while (size) {
-		size_t chunk = min_t(u64, size, SVOD_SCRUB_CHUNK);
-
-		memset_io(p, 0, chunk);
-		p += chunk;
-		size -= chunk;
-		cond_resched();
-	}
-	/* Drain the write-combining buffers before the range is reused. */
-	wmb();
+	svod_stage_zero(&tier->sdev->bars[tier->spec.bar],
+			tier->spec.offset + (start - tier->spec.base), size);
 }
+EXPORT_SYMBOL_IF_KUNIT(svod_dev_tier_scrub);
 
 /**
  * svod_dev_tier_trylock_retire() - stop a tier's allocations, unless busy
@@ -288,6 +277,7 @@ bool svod_dev_tier_trylock_retire(struct svod_dev_tier *tier)
 	mutex_lock_nest_lock(&tier->lock, &svod_decl_lock);
 	return true;
 }
+EXPORT_SYMBOL_IF_KUNIT(svod_dev_tier_trylock_retire);
 
 /**
  * svod_dev_tier_retire_unbound() - retire a tier of a device being unbound
@@ -335,6 +325,7 @@ void svod_dev_tier_unlock_retire(struct svod_dev_tier *tier)
 	mutex_unlock(&tier->lock);
 	up_write(&tier->io_sem);
 }
+EXPORT_SYMBOL_IF_KUNIT(svod_dev_tier_unlock_retire);
 
 /**
  * svod_dev_tier_mark_gone() - retire a tier and unlock it

@@ -4,6 +4,7 @@
  * (stage.c) with the live grant. @done goes back to the caller whatever the
  * outcome (ioctl.c copies these structs out on error too).
  */
+#include <kunit/visibility.h>
 #include <linux/ktime.h>
 #include <linux/uaccess.h>
 
@@ -97,6 +98,7 @@ int svod_stage_ioctl(struct svod_file *sf, void *data)
 {
 	return svod_xfer(sf, data, true);
 }
+EXPORT_SYMBOL_IF_KUNIT(svod_stage_ioctl);
 
 /**
  * svod_read_ioctl() - SVOD_IOCTL_READ: the allocation to a user buffer
@@ -110,3 +112,4 @@ int svod_read_ioctl(struct svod_file *sf, void *data)
 {
 	return svod_xfer(sf, data, false);
 }
+EXPORT_SYMBOL_IF_KUNIT(svod_read_ioctl);
