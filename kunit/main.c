@@ -36,6 +36,10 @@ static struct kunit_suite *svod_test_suites[] = {
 	&svod_stage_suite,
 	&svod_decl_suite,
 	&svod_mmap_suite,
+	&svod_tier_suite,
+	&svod_alloc_suite,
+	&svod_file_suite,
+	&svod_dev_suite,
 };
 
 /**

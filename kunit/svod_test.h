@@ -18,6 +18,10 @@ extern struct kunit_suite svod_plan_suite;
 extern struct kunit_suite svod_stage_suite;
 extern struct kunit_suite svod_decl_suite;
 extern struct kunit_suite svod_mmap_suite;
+extern struct kunit_suite svod_tier_suite;
+extern struct kunit_suite svod_alloc_suite;
+extern struct kunit_suite svod_file_suite;
+extern struct kunit_suite svod_dev_suite;
 
 u64 svod_test_seed(struct kunit *test);
 

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: svod_dev, a device's tier set (driver/dev.c) on a fake device:
+ * the default tier is the whole of BAR 2; a new set replaces the old
+ * atomically (replaced tiers gone, unchanged ones kept); a tier with
+ * a live allocation is never replaced and a refused set changes nothing;
+ * removal revokes mappings, zeroes live ranges and fails later calls with
+ * -ENODEV.
+ */
+#include <kunit/test.h>
+#include <linux/sizes.h>
+#include <linux/string.h>
+
+#include <linux/svod.h>
+
+#include "alloc.h"
+#include "fake_dev.h"
+#include "ioctl.h"
+#include "svod_test.h"
+#include "tier.h"
+
+#define BAR_LEN		SZ_1M
+
+static void spec_set(struct svod_tier_spec *s, const char *name, u64 offset, u64 size)
+{
+	*s = (struct svod_tier_spec){ .bar = 2, .offset = offset, .size = size, .align = 64 };
+	strscpy(s->name, name, sizeof(s->name));
+}
+
+/* Tier declarations are large: the cases keep theirs off the stack. */
+static struct svod_tier_spec *specs_alloc(struct kunit *test)
+{
+	struct svod_tier_spec *s = kunit_kcalloc(test, SVOD_MAX_DEV_TIERS, sizeof(*s),
+						 GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	return s;
+}
+
+static void default_tier_is_whole_bar2(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test, BAR_LEN);
+	struct svod_tier_spec *specs = specs_alloc(test);
+
+	KUNIT_ASSERT_EQ(test, 1, svod_dev_get_specs(&fd->sdev, specs, SVOD_MAX_DEV_TIERS));
+	KUNIT_EXPECT_EQ(test, 2U, specs[0].bar);
+	KUNIT_EXPECT_EQ(test, 0ULL, specs[0].offset);
+	KUNIT_EXPECT_EQ(test, (u64)BAR_LEN, specs[0].size);
+	KUNIT_EXPECT_EQ(test, 0, strncmp(specs[0].name, "bar2", 4));
+}
+
+static void new_set_replaces_keeps_unchanged(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test, BAR_LEN);
+	struct svod_dev_tier *old = fake_dev_tier(test, fd, 0), *kept, *again;
+	struct svod_tier_spec *set = specs_alloc(test), *got = specs_alloc(test);
+	struct svod_alloc alloc = { .size = SZ_4K };
+	u32 old_id = old->id, a_id;
+	struct file *filp;
+	struct svod_file *sf = fake_file_open(test, &filp);
+
+	spec_set(&set[0], "kunit_a", 0, SZ_512K);
+	spec_set(&set[1], "kunit_b", SZ_512K, SZ_256K);
+	KUNIT_ASSERT_EQ(test, 0, svod_dev_set_tiers(&fd->sdev, set, 2));
+	KUNIT_EXPECT_TRUE(test, old->gone);
+	/* Found while a reference holds it, but nothing can use it. */
+	alloc.tier = old_id;
+	KUNIT_EXPECT_EQ(test, -ENODEV, svod_alloc_ioctl(sf, &alloc));
+	KUNIT_ASSERT_EQ(test, 2, svod_dev_get_specs(&fd->sdev, got, SVOD_MAX_DEV_TIERS));
+	KUNIT_EXPECT_TRUE(test, svod_tier_spec_equal(&set[0], &got[0]));
+	KUNIT_EXPECT_TRUE(test, svod_tier_spec_equal(&set[1], &got[1]));
+	svod_dev_tier_put(old);
+	KUNIT_EXPECT_FALSE(test, fake_tier_reachable(old_id));
+
+	/* kunit_a again, unchanged: the same tier object, the same id. */
+	kept = fake_dev_tier(test, fd, 0);
+	a_id = kept->id;
+	KUNIT_ASSERT_EQ(test, 0, svod_dev_set_tiers(&fd->sdev, set, 1));
+	again = fake_dev_tier(test, fd, 0);
+	KUNIT_EXPECT_PTR_EQ(test, kept, again);
+	KUNIT_EXPECT_EQ(test, a_id, again->id);
+	KUNIT_EXPECT_FALSE(test, kept->gone);
+	svod_dev_tier_put(again);
+	svod_dev_tier_put(kept);
+}
+
+static void busy_tier_refused_set_unchanged(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test, BAR_LEN);
+	struct svod_dev_tier *tier = fake_dev_tier(test, fd, 0);
+	struct svod_tier_spec *set = specs_alloc(test);
+	struct svod_tier_spec *before = specs_alloc(test), *after = specs_alloc(test);
+	struct file *filp;
+	struct svod_file *sf = fake_file_open(test, &filp);
+	struct svod_resolve r;
+	int n;
+
+	spec_set(&set[0], "kunit_c", 0, SZ_512K);
+	r.handle = fake_alloc(test, sf, tier->id, SZ_4K, 0, NULL);
+	n = svod_dev_get_specs(&fd->sdev, before, SVOD_MAX_DEV_TIERS);
+	KUNIT_EXPECT_EQ(test, -EBUSY, svod_dev_set_tiers(&fd->sdev, set, 1));
+	KUNIT_ASSERT_EQ(test, n, svod_dev_get_specs(&fd->sdev, after, SVOD_MAX_DEV_TIERS));
+	KUNIT_EXPECT_TRUE(test, svod_tier_spec_equal(&before[0], &after[0]));
+	KUNIT_EXPECT_FALSE(test, tier->gone);
+	r.flags = 0;
+	KUNIT_EXPECT_EQ(test, 0, svod_resolve_ioctl(sf, &r));
+	KUNIT_EXPECT_EQ(test, tier->id, r.tier);
+	svod_dev_tier_put(tier);
+}
+
+static void removal_revokes_zeroes_enodev(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test, BAR_LEN);
+	struct svod_dev_tier *tier = fake_dev_tier(test, fd, 0);
+	struct file *filp;
+	struct svod_file *sf = fake_file_open(test, &filp);
+	struct svod_map_offset m = {};
+	struct svod_alloc a = { .size = SZ_4K };
+	struct svod_xfer x = {};
+	struct svod_allocation *alloc;
+	u64 addr, off;
+
+	m.handle = fake_alloc(test, sf, tier->id, SZ_8K, SVOD_ALLOC_MAPPABLE, &addr);
+	KUNIT_ASSERT_EQ(test, 0, svod_map_offset_ioctl(sf, &m));
+	alloc = svod_allocation_get(sf, m.handle);
+	KUNIT_ASSERT_NOT_NULL(test, alloc);
+	KUNIT_EXPECT_NOT_NULL(test, READ_ONCE(alloc->map));
+	off = tier->spec.offset + (addr - tier->spec.base);
+	memset(fd->mem + off, 0x5a, SZ_8K);		/* what a STAGE left */
+
+	fake_dev_remove(fd);
+	KUNIT_EXPECT_TRUE(test, tier->gone);
+	KUNIT_EXPECT_NULL(test, READ_ONCE(alloc->map));
+	KUNIT_EXPECT_TRUE(test, fake_dev_holds(fd, off, SZ_8K, 0));
+	a.tier = tier->id;
+	KUNIT_EXPECT_EQ(test, -ENODEV, svod_alloc_ioctl(sf, &a));
+	KUNIT_EXPECT_EQ(test, -ENODEV, svod_map_offset_ioctl(sf, &m));
+	x.handle = m.handle;
+	KUNIT_EXPECT_EQ(test, -ENODEV, svod_stage_ioctl(sf, &x));
+	svod_allocation_put(alloc);
+	svod_dev_tier_put(tier);
+}
+
+static struct kunit_case svod_dev_cases[] = {
+	KUNIT_CASE(default_tier_is_whole_bar2),
+	KUNIT_CASE(new_set_replaces_keeps_unchanged),
+	KUNIT_CASE(busy_tier_refused_set_unchanged),
+	KUNIT_CASE(removal_revokes_zeroes_enodev),
+	{}
+};
+
+struct kunit_suite svod_dev_suite = {
+	.name = "svod_dev",
+	.test_cases = svod_dev_cases,
+};

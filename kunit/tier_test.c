@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: svod_tier, tier objects (driver/tier.c) on a fake device: a tier
+ * is reachable by id only once published and never after its last
+ * reference; a lookup holds a reference; scrubbing zeroes exactly its range
+ * through the BAR; retirement never waits for a transfer.
+ */
+#include <kunit/test.h>
+#include <linux/mutex.h>
+#include <linux/rwsem.h>
+#include <linux/sizes.h>
+
+#include "fake_dev.h"
+#include "svod_test.h"
+#include "tier.h"
+
+#define BAR_LEN		SZ_1M
+
+static void unpublished_unreachable_then_published(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test, BAR_LEN);
+	struct svod_tier_spec spec = {
+		.name = "kunit_extra", .bar = 2, .offset = SZ_512K, .size = SZ_64K,
+		.base = 0, .align = 64,
+	};
+	struct svod_dev_tier *tier, *found;
+	u32 id;
+
+	mutex_lock(&svod_decl_lock);
+	tier = svod_dev_tier_create(&fd->sdev, &spec);
+	mutex_unlock(&svod_decl_lock);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(tier));
+	id = tier->id;
+	KUNIT_EXPECT_FALSE(test, fake_tier_reachable(id));
+
+	mutex_lock(&svod_decl_lock);
+	svod_dev_tier_publish(tier);
+	mutex_unlock(&svod_decl_lock);
+	found = svod_dev_tier_get_by_id(id);
+	KUNIT_EXPECT_PTR_EQ(test, tier, found);
+	if (found)
+		svod_dev_tier_put(found);
+	/* The creator's reference was the last: the id names nothing again. */
+	svod_dev_tier_put(tier);
+	KUNIT_EXPECT_FALSE(test, fake_tier_reachable(id));
+}
+
+static void create_refuses_bad_declaration(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test, BAR_LEN);
+	struct svod_tier_spec spec = {
+		.name = "kunit_bad", .bar = 2, .size = SZ_64K, .align = 3,
+	};
+	struct svod_dev_tier *tier;
+
+	mutex_lock(&svod_decl_lock);
+	tier = svod_dev_tier_create(&fd->sdev, &spec);
+	mutex_unlock(&svod_decl_lock);
+	KUNIT_EXPECT_EQ(test, -EINVAL, PTR_ERR_OR_ZERO(tier));
+	if (!IS_ERR(tier))
+		svod_dev_tier_put(tier);
+}
+
+static void lookup_holds_a_reference(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test, BAR_LEN);
+	struct svod_dev_tier *tier = fake_dev_tier(test, fd, 0);
+	unsigned int before = kref_read(&tier->ref);
+	struct svod_dev_tier *again = svod_dev_tier_get_by_id(tier->id);
+
+	KUNIT_EXPECT_PTR_EQ(test, tier, again);
+	KUNIT_EXPECT_EQ(test, before + 1, kref_read(&tier->ref));
+	if (again)
+		svod_dev_tier_put(again);
+	KUNIT_EXPECT_EQ(test, before, kref_read(&tier->ref));
+	svod_dev_tier_put(tier);
+	KUNIT_EXPECT_FALSE(test, fake_tier_reachable(U32_MAX));
+}
+
+static void scrub_zeroes_exactly_its_range(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test, BAR_LEN);
+	struct svod_dev_tier *tier = fake_dev_tier(test, fd, 0);
+	u64 start = tier->spec.base + 3 * PAGE_SIZE + 5, size = 2 * PAGE_SIZE + 7;
+
+	down_read(&tier->io_sem);
+	svod_dev_tier_scrub(tier, start, size);
+	up_read(&tier->io_sem);
+	KUNIT_EXPECT_TRUE(test, fake_dev_holds(fd, 0, 3 * PAGE_SIZE + 5, FAKE_DEV_GUARD));
+	KUNIT_EXPECT_TRUE(test, fake_dev_holds(fd, 3 * PAGE_SIZE + 5, size, 0));
+	KUNIT_EXPECT_TRUE(test, fake_dev_holds(fd, 3 * PAGE_SIZE + 5 + size,
+					       BAR_LEN - (3 * PAGE_SIZE + 5 + size),
+					       FAKE_DEV_GUARD));
+	svod_dev_tier_put(tier);
+}
+
+static void retire_refused_while_a_transfer_runs(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test, BAR_LEN);
+	struct svod_dev_tier *tier = fake_dev_tier(test, fd, 0);
+	bool locked, reading;
+
+	/*
+	 * What a STAGE holds. Under svod_decl_lock a tier's io_sem is only
+	 * ever try-locked (svod.h's lock order), here too.
+	 */
+	mutex_lock(&svod_decl_lock);
+	reading = down_read_trylock(&tier->io_sem);
+	locked = svod_dev_tier_trylock_retire(tier);
+	if (locked)
+		svod_dev_tier_unlock_retire(tier);
+	if (reading)
+		up_read(&tier->io_sem);
+	mutex_unlock(&svod_decl_lock);
+	KUNIT_EXPECT_TRUE(test, reading);
+	KUNIT_EXPECT_FALSE(test, locked);
+
+	mutex_lock(&svod_decl_lock);
+	locked = svod_dev_tier_trylock_retire(tier);
+	if (locked)
+		svod_dev_tier_unlock_retire(tier);
+	mutex_unlock(&svod_decl_lock);
+	KUNIT_EXPECT_TRUE(test, locked);
+	KUNIT_EXPECT_FALSE(test, tier->gone);
+	svod_dev_tier_put(tier);
+}
+
+static struct kunit_case svod_tier_cases[] = {
+	KUNIT_CASE(unpublished_unreachable_then_published),
+	KUNIT_CASE(create_refuses_bad_declaration),
+	KUNIT_CASE(lookup_holds_a_reference),
+	KUNIT_CASE(scrub_zeroes_exactly_its_range),
+	KUNIT_CASE(retire_refused_while_a_transfer_runs),
+	{}
+};
+
+struct kunit_suite svod_tier_suite = {
+	.name = "svod_tier",
+	.test_cases = svod_tier_cases,
+};
