@@ -38,7 +38,6 @@
 
 /**
  * struct svod_ioctl_desc - one command of /dev/svod
- * @name: for the kernel-doc reader and debugging
  * @dir: the command's direction, _IOC_WRITE and/or _IOC_READ
  * @size: sizeof() the driver's struct
  * @min_size: the struct's first published size (SVOD_*_SIZE_VER0)
@@ -50,7 +49,6 @@
  *	back (NULL if there is nothing to undo)
  */
 struct svod_ioctl_desc {
-	const char *name;
 	unsigned int dir;
 	u16 size;
 	u16 min_size;
@@ -63,7 +61,6 @@ struct svod_ioctl_desc {
 /* Sizes come from the command numbers; abi.py checks each _ver0 fits. */
 #define SVOD_IOCTL_DEF(_cmd, _ver0, _restart, _flags, _func, _unwind) \
 	[_IOC_NR(SVOD_IOCTL_##_cmd)] = {				\
-		.name = #_cmd,						\
 		.dir = _IOC_DIR(SVOD_IOCTL_##_cmd),			\
 		.size = _IOC_SIZE(SVOD_IOCTL_##_cmd) +			\
 			BUILD_BUG_ON_ZERO(_IOC_SIZE(SVOD_IOCTL_##_cmd) > \

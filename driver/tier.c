@@ -316,7 +316,7 @@ void svod_dev_tier_retire_unbound(struct svod_dev_tier *tier)
 
 /**
  * svod_dev_tier_unlock_retire() - give up retiring a tier
- * @tier: a tier locked by svod_dev_tier_lock_retire()
+ * @tier: a tier locked by svod_dev_tier_trylock_retire()
  *
  * Context: process context; releases @tier's locks.
  */
@@ -329,7 +329,7 @@ EXPORT_SYMBOL_IF_KUNIT(svod_dev_tier_unlock_retire);
 
 /**
  * svod_dev_tier_mark_gone() - retire a tier and unlock it
- * @tier: a tier locked by svod_dev_tier_lock_retire()
+ * @tier: a tier locked by svod_dev_tier_trylock_retire()
  *
  * From here on nothing touches the tier's BAR: calls on it fail with
  * -ENODEV. The tier is freed when its last reference goes.

@@ -2,9 +2,10 @@
 /*
  * svod TLSF: the reference planner's allocator, step for step.
  *
- * The reference (seeds/000_e02b2738333224c2.txt) keeps each bucket as a Vec
- * with push-back, take-front and remove-at-position, and block metadata in a
- * map keyed by start offset. Here a bucket is a list_head FIFO (removing an
+ * The reference planner (kept outside this tree; Documentation/planner.rst
+ * lists its rules) keeps each bucket as a Vec with push-back, take-front and
+ * remove-at-position, and block metadata in a map keyed by start offset.
+ * Here a bucket is a list_head FIFO (removing an
  * entry keeps the order of the others, exactly like Vec::remove), a block is
  * reached by pointer, and bitmaps replace the reference's linear bucket scan
  * with the same answer: the first non-empty bucket at or after the target.

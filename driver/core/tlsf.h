@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * svod TLSF: a two-level segregated fit allocator over arena offsets that
- * reproduces, quirk for quirk, the reference planner in
- * seeds/000_e02b2738333224c2.txt (Documentation/planner.rst lists the rules).
+ * reproduces, quirk for quirk, the reference planner (kept outside this
+ * tree; Documentation/planner.rst lists its rules).
  * It assigns numbers only; it owns no memory but its own metadata.
  *
  * Every operation is O(1): free blocks sit in per-bucket FIFO lists, and

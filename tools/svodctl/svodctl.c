@@ -892,22 +892,6 @@ int svodctl_cmd_bench(int argc, char **argv)
 	return svodctl_err("bench", -errno, "(t_bench not found next to svodctl or on PATH)");
 }
 
-#ifndef SVODCTL_HAVE_PLAN
-/**
- * svodctl_cmd_plan() - `svodctl plan`, when the planner CLI is not built in
- * @argc: argument count
- * @argv: arguments
- *
- * Context: main thread.
- * Return: exit status 1.
- */
-int svodctl_cmd_plan(int argc, char **argv)
-{
-	(void)argc;
-	return svodctl_err(argv[0], -EOPNOTSUPP, "(svodctl was built without cmd_plan.c)");
-}
-#endif
-
 int main(int argc, char **argv)
 {
 	const struct svodctl_cmd *c;
