@@ -20,12 +20,6 @@
 
 #define BAR_LEN		SZ_1M
 
-static int resolve(struct svod_file *sf, u64 handle, struct svod_resolve *r)
-{
-	*r = (struct svod_resolve){ .handle = handle };
-	return svod_resolve_ioctl(sf, r);
-}
-
 static int free_handle(struct svod_file *sf, u64 handle)
 {
 	struct svod_free f = { .handle = handle };
@@ -43,17 +37,17 @@ static void freed_handle_stale_never_reused(struct kunit *test)
 	u64 h, h2, addr, addr2;
 
 	h = fake_alloc(test, sf, tier->id, SZ_4K, 0, &addr);
-	KUNIT_EXPECT_EQ(test, 0, resolve(sf, h, &r));
+	KUNIT_EXPECT_EQ(test, 0, fake_resolve(sf, h, &r));
 	KUNIT_EXPECT_EQ(test, addr, r.device_addr);
 	KUNIT_EXPECT_EQ(test, 0, free_handle(sf, h));
-	KUNIT_EXPECT_EQ(test, -ESTALE, resolve(sf, h, &r));
+	KUNIT_EXPECT_EQ(test, -ESTALE, fake_resolve(sf, h, &r));
 	KUNIT_EXPECT_EQ(test, -ESTALE, free_handle(sf, h));
 	/* The same range again, first fit: a new handle, the old one stale. */
 	h2 = fake_alloc(test, sf, tier->id, SZ_4K, 0, &addr2);
 	KUNIT_EXPECT_EQ(test, addr, addr2);
 	KUNIT_EXPECT_NE(test, h, h2);
-	KUNIT_EXPECT_EQ(test, -ESTALE, resolve(sf, h, &r));
-	KUNIT_EXPECT_EQ(test, 0, resolve(sf, h2, &r));
+	KUNIT_EXPECT_EQ(test, -ESTALE, fake_resolve(sf, h, &r));
+	KUNIT_EXPECT_EQ(test, 0, fake_resolve(sf, h2, &r));
 	svod_dev_tier_put(tier);
 }
 

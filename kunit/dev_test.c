@@ -93,17 +93,17 @@ static void busy_tier_refused_set_unchanged(struct kunit *test)
 	struct file *filp;
 	struct svod_file *sf = fake_file_open(test, &filp);
 	struct svod_resolve r;
+	u64 h;
 	int n;
 
 	spec_set(&set[0], "kunit_c", 0, SZ_512K);
-	r.handle = fake_alloc(test, sf, tier->id, SZ_4K, 0, NULL);
+	h = fake_alloc(test, sf, tier->id, SZ_4K, 0, NULL);
 	n = svod_dev_get_specs(&fd->sdev, before, SVOD_MAX_DEV_TIERS);
 	KUNIT_EXPECT_EQ(test, -EBUSY, svod_dev_set_tiers(&fd->sdev, set, 1));
 	KUNIT_ASSERT_EQ(test, n, svod_dev_get_specs(&fd->sdev, after, SVOD_MAX_DEV_TIERS));
 	KUNIT_EXPECT_TRUE(test, svod_tier_spec_equal(&before[0], &after[0]));
 	KUNIT_EXPECT_FALSE(test, tier->gone);
-	r.flags = 0;
-	KUNIT_EXPECT_EQ(test, 0, svod_resolve_ioctl(sf, &r));
+	KUNIT_EXPECT_EQ(test, 0, fake_resolve(sf, h, &r));
 	KUNIT_EXPECT_EQ(test, tier->id, r.tier);
 	svod_dev_tier_put(tier);
 }

@@ -247,3 +247,22 @@ u64 fake_alloc(struct kunit *test, struct svod_file *sf, u32 tier, u64 size,
 		*device_addr = a.device_addr;
 	return a.handle;
 }
+
+/**
+ * fake_resolve() - SVOD_IOCTL_RESOLVE
+ * @sf: the file
+ * @handle: the handle
+ * @out: out (may be NULL): the reply
+ *
+ * Context: a KUnit case.
+ * Return: the ioctl's result.
+ */
+int fake_resolve(struct svod_file *sf, u64 handle, struct svod_resolve *out)
+{
+	struct svod_resolve r = { .handle = handle };
+	int ret = svod_resolve_ioctl(sf, &r);
+
+	if (out)
+		*out = r;
+	return ret;
+}

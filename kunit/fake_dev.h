@@ -14,6 +14,8 @@
 #include <linux/pci.h>
 #include <linux/types.h>
 
+#include <linux/svod.h>
+
 #include "dev.h"
 #include "file.h"
 
@@ -46,5 +48,6 @@ struct svod_file *fake_file_open(struct kunit *test, struct file **filp);
 void fake_file_close(struct file *filp);
 u64 fake_alloc(struct kunit *test, struct svod_file *sf, u32 tier, u64 size,
 	       u32 flags, u64 *device_addr);
+int fake_resolve(struct svod_file *sf, u64 handle, struct svod_resolve *out);
 
 #endif /* SVOD_FAKE_DEV_H */

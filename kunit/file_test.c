@@ -18,13 +18,6 @@
 
 #define BAR_LEN		SZ_1M
 
-static int resolve(struct svod_file *sf, u64 handle)
-{
-	struct svod_resolve r = { .handle = handle };
-
-	return svod_resolve_ioctl(sf, &r);
-}
-
 static void close_frees_every_allocation(struct kunit *test)
 {
 	struct fake_dev *fd = fake_dev_add(test, BAR_LEN);
@@ -61,19 +54,19 @@ static void handles_name_nothing_in_another_file(struct kunit *test)
 
 	ha = fake_alloc(test, a, tier->id, SZ_4K, 0, NULL);
 	hb = fake_alloc(test, b, tier->id, SZ_4K, 0, NULL);
-	KUNIT_EXPECT_EQ(test, -ESTALE, resolve(b, ha));
-	KUNIT_EXPECT_EQ(test, -ESTALE, resolve(a, hb));
+	KUNIT_EXPECT_EQ(test, -ESTALE, fake_resolve(b, ha, NULL));
+	KUNIT_EXPECT_EQ(test, -ESTALE, fake_resolve(a, hb, NULL));
 	f = (struct svod_free){ .handle = ha };
 	KUNIT_EXPECT_EQ(test, -ESTALE, svod_free_ioctl(b, &f));
-	KUNIT_EXPECT_EQ(test, 0, resolve(a, ha));
+	KUNIT_EXPECT_EQ(test, 0, fake_resolve(a, ha, NULL));
 
 	/* A file opened after a close: the closed file's handle is stale. */
 	fake_file_close(fa);
 	c = fake_file_open(test, &fc);
 	fake_alloc(test, c, tier->id, SZ_4K, 0, NULL);
-	KUNIT_EXPECT_EQ(test, -ESTALE, resolve(c, ha));
-	KUNIT_EXPECT_EQ(test, -ESTALE, resolve(c, hb));
-	KUNIT_EXPECT_EQ(test, 0, resolve(b, hb));
+	KUNIT_EXPECT_EQ(test, -ESTALE, fake_resolve(c, ha, NULL));
+	KUNIT_EXPECT_EQ(test, -ESTALE, fake_resolve(c, hb, NULL));
+	KUNIT_EXPECT_EQ(test, 0, fake_resolve(b, hb, NULL));
 	svod_dev_tier_put(tier);
 }
 
@@ -87,7 +80,7 @@ static void close_after_device_removal(struct kunit *test)
 
 	fake_dev_remove(fd);
 	KUNIT_EXPECT_TRUE(test, tier->gone);
-	KUNIT_EXPECT_EQ(test, -ENODEV, resolve(sf, h));
+	KUNIT_EXPECT_EQ(test, -ENODEV, fake_resolve(sf, h, NULL));
 	/* Removal zeroed the range; the close touches the BAR no more. */
 	memset(fd->mem, FAKE_DEV_GUARD, SZ_4K);
 	fake_file_close(filp);

@@ -326,6 +326,65 @@ int ht_tier_usage(int fd, uint32_t id, uint64_t *free_bytes, uint32_t *nr_live)
 }
 
 /**
+ * ht_bar2_map() - a tier's device address range in BAR 2 itself
+ * @tier: the tier (declared in BAR 2)
+ * @device_addr: the range's first device address
+ * @len: bytes in the range, > 0
+ * @at: out: the byte at @device_addr
+ * @map: out: the mapping (read-only, through sysfs resource2, not svod), for
+ *	munmap(); NULL on failure
+ * @map_len: out: its length
+ *
+ * Context: any thread.
+ * Return: 0, -ENOENT if @tier is not in BAR 2 (or @len is 0), or -errno.
+ */
+int ht_bar2_map(const struct svod_tier_info *tier, uint64_t device_addr, uint64_t len,
+		volatile uint8_t **at, void **map, size_t *map_len)
+{
+	uint64_t off;
+	char path[256];
+	size_t n;
+	void *m;
+	int rfd;
+
+	*map = NULL;
+	*map_len = 0;
+	if (!len || ht_bar2_offset(tier, device_addr, &off))
+		return -ENOENT;
+	snprintf(path, sizeof(path), SVOD_SYSFS_DEVICES "/%s/resource2", tier->device);
+	rfd = open(path, O_RDONLY);
+	if (rfd < 0)
+		return -errno;
+	n = ((off + len - 1) | 4095) + 1;
+	m = mmap(NULL, n, PROT_READ, MAP_SHARED, rfd, 0);
+	close(rfd);
+	if (m == MAP_FAILED)
+		return -ENOMEM;
+	*map = m;
+	*map_len = n;
+	*at = (volatile uint8_t *)m + off;
+	return 0;
+}
+
+/**
+ * ht_engine_bytes() - bytes a staging engine has moved in a tier
+ * @fd: descriptor of /dev/svod
+ * @id: tier id
+ * @dma: the DMA engine's count if nonzero, else the CPU's
+ *
+ * Context: any thread.
+ * Return: the tier's dma_bytes or cpu_bytes, 0 if the tier is not found.
+ */
+uint64_t ht_engine_bytes(int fd, uint32_t id, int dma)
+{
+	struct svod_tier_info t;
+
+	if (svod_tier_by_id(fd, id, &t))
+		return 0;
+	return dma ? t.dma_bytes : t.cpu_bytes;
+}
+
+/**
  * ht_wait_free() - wait until a tier shows @free_bytes free
  * @fd: descriptor of /dev/svod
  * @id: tier id

@@ -26,6 +26,9 @@ int ht_cfs_rmdir(const char *bdf, const char *rel);
 const char *ht_err(int ret);
 int ht_first_tier(int fd, struct svod_tier_info *tier);
 int ht_bar2_offset(const struct svod_tier_info *tier, uint64_t device_addr, uint64_t *off);
+int ht_bar2_map(const struct svod_tier_info *tier, uint64_t device_addr, uint64_t len,
+		volatile uint8_t **at, void **map, size_t *map_len);
+uint64_t ht_engine_bytes(int fd, uint32_t id, int dma);
 int ht_tier_usage(int fd, uint32_t id, uint64_t *free_bytes, uint32_t *nr_live);
 int ht_wait_free(int fd, uint32_t id, uint64_t free_bytes, unsigned int ms);
 int ht_bar_size(const char *bdf, unsigned int bar, uint64_t *size);

@@ -351,20 +351,9 @@ static int have_dma(uint64_t h)
 /* The BAR 2 byte at device address @addr of the tier, mapped read-only. */
 static volatile uint8_t *bar_byte(uint64_t addr, void **map, size_t *len)
 {
-	char path[256];
-	uint64_t off;
-	int rfd;
+	volatile uint8_t *at;
 
-	if (ht_bar2_offset(&tier, addr, &off))
-		return NULL;
-	snprintf(path, sizeof(path), SVOD_SYSFS_DEVICES "/%s/resource2", tier.device);
-	rfd = open(path, O_RDONLY);
-	if (rfd < 0)
-		return NULL;
-	*len = (off | 4095) + 1;
-	*map = mmap(NULL, *len, PROT_READ, MAP_SHARED, rfd, 0);
-	close(rfd);
-	return *map == MAP_FAILED ? NULL : (volatile uint8_t *)*map + off;
+	return ht_bar2_map(&tier, addr, 1, &at, map, len) ? NULL : at;
 }
 
 /*

@@ -25,7 +25,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -139,15 +138,6 @@ static int xfer(unsigned long cmd, void *x)
 	return ret;
 }
 
-static uint64_t engine_bytes(int dma)
-{
-	struct svod_tier_info t;
-
-	if (svod_tier_by_id(fd, tier.id, &t))
-		return 0;
-	return dma ? t.dma_bytes : t.cpu_bytes;
-}
-
 static int alloc_big(uint64_t len, uint64_t *h)
 {
 	struct svod_alloc a;
@@ -164,24 +154,16 @@ static int alloc_big(uint64_t len, uint64_t *h)
  */
 static int bar_holds(uint64_t h, const uint8_t *want, uint64_t off, uint64_t len)
 {
+	volatile uint8_t *at;
 	struct svod_resolve r;
-	uint64_t at, map_len;
-	char path[256];
-	uint8_t *map;
-	int rfd, same;
+	size_t map_len;
+	void *map;
+	int same;
 
-	if (svod_resolve(fd, h, &r) || ht_bar2_offset(&tier, r.device_addr + off, &at))
+	if (svod_resolve(fd, h, &r) ||
+	    ht_bar2_map(&tier, r.device_addr + off, len, &at, &map, &map_len))
 		return 0;
-	snprintf(path, sizeof(path), SVOD_SYSFS_DEVICES "/%s/resource2", tier.device);
-	rfd = open(path, O_RDONLY);
-	if (rfd < 0)
-		return 0;
-	map_len = at + len;
-	map = mmap(NULL, map_len, PROT_READ, MAP_SHARED, rfd, 0);
-	close(rfd);
-	if (map == MAP_FAILED)
-		return 0;
-	same = !memcmp(map + at, want, len);
+	same = !memcmp((const uint8_t *)at, want, len);
 	munmap(map, map_len);
 	return same;
 }
@@ -196,16 +178,16 @@ static void test_arguments(uint64_t h)
 {
 	struct svod_xfer x = { .handle = h, .user_ptr = (uintptr_t)src, .length = 4096,
 			       .flags = SVOD_XFER_CPU, .resume = 4097, .done = 7 };
-	uint64_t before = engine_bytes(0);
+	uint64_t before = ht_engine_bytes(fd, tier.id, 0);
 	int ret;
 
 	ret = xfer(SVOD_IOCTL_STAGE, &x);
-	tap_ok(ret == -EINVAL && x.done == 0 && engine_bytes(0) == before,
+	tap_ok(ret == -EINVAL && x.done == 0 && ht_engine_bytes(fd, tier.id, 0) == before,
 	       "resume_beyond_length_einval_nothing_moved (%s, done %llu)", ht_err(ret),
 	       (unsigned long long)x.done);
 	x.resume = 4096;
 	ret = xfer(SVOD_IOCTL_STAGE, &x);
-	tap_ok(ret == 0 && x.done == 4096 && engine_bytes(0) == before,
+	tap_ok(ret == 0 && x.done == 4096 && ht_engine_bytes(fd, tier.id, 0) == before,
 	       "resume_at_length_nothing_left_done_is_length (%s, done %llu)", ht_err(ret),
 	       (unsigned long long)x.done);
 }
@@ -214,7 +196,7 @@ static void test_arguments(uint64_t h)
 static void test_sa_restart(uint64_t h, uint64_t len, uint32_t engine, unsigned int rounds,
 			    const char *name)
 {
-	uint64_t before = engine_bytes(engine == SVOD_XFER_DMA), moved;
+	uint64_t before = ht_engine_bytes(fd, tier.id, engine == SVOD_XFER_DMA), moved;
 	unsigned int r, failed = 0, bad = 0, in;
 	struct storm_run s;
 	int ret;
@@ -241,7 +223,7 @@ static void test_sa_restart(uint64_t h, uint64_t len, uint32_t engine, unsigned 
 		bad += !!memcmp(src, dst, len);
 	}
 	in = storm_stop_count(&s, name);
-	moved = engine_bytes(engine == SVOD_XFER_DMA) - before;
+	moved = ht_engine_bytes(fd, tier.id, engine == SVOD_XFER_DMA) - before;
 	tap_ok(!failed && !bad && in > 0,
 	       "sa_restart_storm_%s_stage_and_read_complete (%u rounds, %u failed, %u differ, "
 	       "%u signals in calls)", name, rounds, failed, bad, in);
@@ -304,7 +286,7 @@ static void test_no_restart(void)
 	       "through resource2 agree)", (unsigned long long)x.done);
 
 	/* The reads above count too: the counter from here on. */
-	before = engine_bytes(0);
+	before = ht_engine_bytes(fd, tier.id, 0);
 	left = BIG_LEN - x.done;
 	storm_start(&s, 0);
 	last = x.done;
@@ -315,7 +297,7 @@ static void test_no_restart(void)
 		last = x.done;
 	} while (ret == -EINTR && calls < 1000);
 	storm_stop_count(&s, "no SA_RESTART, the same struct again");
-	moved = engine_bytes(0) - before;
+	moved = ht_engine_bytes(fd, tier.id, 0) - before;
 	tap_ok(first == -EINTR && !ret && x.done == BIG_LEN && !backwards && moved == left &&
 	       holds(h, src, 0, BIG_LEN),
 	       "same_struct_again_resumes_to_the_end (%u calls, %s, %u without progress, "
@@ -386,7 +368,7 @@ static int pinned_pages(long long *out)
 static void test_sigkill(void)
 {
 	long long pins0 = 0, pins1 = 0;
-	uint64_t free0 = 0, moved0 = engine_bytes(0);
+	uint64_t free0 = 0, moved0 = ht_engine_bytes(fd, tier.id, 0);
 	int p[2], status, waited, pret, polls = 0;
 	char c = 0;
 	pid_t pid;
@@ -414,15 +396,15 @@ static void test_sigkill(void)
 	close(p[1]);
 	/* Killed once its transfers move bytes (a cap of 20000 polls, a net). */
 	if (pid > 0 && !ht_read_all(p[0], &c, 1))
-		while (engine_bytes(0) == moved0 && polls++ < 20000)
+		while (ht_engine_bytes(fd, tier.id, 0) == moved0 && polls++ < 20000)
 			usleep(1000);
 	if (pid > 0)
 		kill(pid, SIGKILL);
 	close(p[0]);
 	status = pid > 0 ? ht_wait_exit(pid) : -1;
-	tap_ok(c == 'r' && status == 128 + SIGKILL && engine_bytes(0) > moved0,
+	tap_ok(c == 'r' && status == 128 + SIGKILL && ht_engine_bytes(fd, tier.id, 0) > moved0,
 	       "sigkill_mid_transfer_kills (status %d, %llu bytes moved before)", status,
-	       (unsigned long long)(engine_bytes(0) - moved0));
+	       (unsigned long long)(ht_engine_bytes(fd, tier.id, 0) - moved0));
 	waited = ht_wait_free(fd, tier.id, free0, 20000);
 	if (!pret)
 		pret = pinned_pages(&pins1);

@@ -138,15 +138,6 @@ static int roundtrip(uint64_t h, uint64_t off, const uint8_t *src, uint8_t *dst,
 	return 1;
 }
 
-static uint64_t engine_bytes(int dma)
-{
-	struct svod_tier_info t;
-
-	if (svod_tier_by_id(fd, tier.id, &t))
-		return 0;
-	return dma ? t.dma_bytes : t.cpu_bytes;
-}
-
 static void test_cpu_roundtrips(uint64_t h, uint8_t *src, uint8_t *dst)
 {
 	uint8_t *shadow = calloc(1, ALLOC_LEN), *all = malloc(ALLOC_LEN);
@@ -325,13 +316,13 @@ static void test_errors(uint64_t h, uint8_t *src)
 
 static void test_stats(uint64_t h, uint8_t *src)
 {
-	uint64_t before = engine_bytes(0);
+	uint64_t before = ht_engine_bytes(fd, tier.id, 0);
 	int ret;
 
 	ret = svod_stage(fd, h, 5, src, 12345, SVOD_XFER_CPU, NULL);
-	tap_ok(!ret && engine_bytes(0) - before == 12345,
+	tap_ok(!ret && ht_engine_bytes(fd, tier.id, 0) - before == 12345,
 	       "cpu_bytes_counts_a_stage (ret %d, delta %llu)", ret,
-	       (unsigned long long)(engine_bytes(0) - before));
+	       (unsigned long long)(ht_engine_bytes(fd, tier.id, 0) - before));
 }
 
 struct racer {
@@ -458,14 +449,14 @@ static void test_dma(uint64_t h, uint8_t *src, uint8_t *dst)
 			tap_skip("no DMA_MEMCPY channel in this guest", "dma case %d", ret);
 		return;
 	}
-	before = engine_bytes(1);
+	before = ht_engine_bytes(fd, tier.id, 1);
 	fill_random(src, 3 * page);
 	tap_ok(roundtrip(h, 100, src + 5, dst + 9, 2 * page + 77, SVOD_XFER_DMA),
 	       "dma_unaligned_page_crossing_roundtrip");
 	tap_ok(roundtrip(h, 4097, src + page - 1, dst, 1, SVOD_XFER_DMA), "dma_1_byte");
-	tap_ok(engine_bytes(1) - before == 2 * (2 * page + 77 + 1),
+	tap_ok(ht_engine_bytes(fd, tier.id, 1) - before == 2 * (2 * page + 77 + 1),
 	       "dma_bytes_counts_stage_and_read (delta %llu)",
-	       (unsigned long long)(engine_bytes(1) - before));
+	       (unsigned long long)(ht_engine_bytes(fd, tier.id, 1) - before));
 
 	ro = mmap(NULL, page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	tap_errno(ro == MAP_FAILED ? -ENOMEM :
@@ -475,13 +466,13 @@ static void test_dma(uint64_t h, uint8_t *src, uint8_t *dst)
 		munmap(ro, page);
 
 	/* Auto mode picks DMA above dma_threshold (0, the default, means never). */
-	before = engine_bytes(1);
+	before = ht_engine_bytes(fd, tier.id, 1);
 	ret = svod_param_write("dma_threshold", 4096);
 	if (!ret) {
 		ret = svod_stage(fd, h, 0, src, 2 * page, 0, NULL);
 		svod_param_write("dma_threshold", 0);
 	}
-	tap_ok(!ret && engine_bytes(1) - before == 2 * page,
+	tap_ok(!ret && ht_engine_bytes(fd, tier.id, 1) - before == 2 * page,
 	       "auto_mode_uses_dma_above_threshold (ret %d)", ret);
 
 	/*
@@ -512,7 +503,7 @@ static void test_dma(uint64_t h, uint8_t *src, uint8_t *dst)
 	 * them all. Its allocation is released.
 	 */
 	ht_tier_usage(fd, tier.id, &free0, NULL);
-	before = engine_bytes(1);
+	before = ht_engine_bytes(fd, tier.id, 1);
 	pid = fork();
 	if (!pid) {
 		int cfd = ht_open();
@@ -526,7 +517,7 @@ static void test_dma(uint64_t h, uint8_t *src, uint8_t *dst)
 	t0 = now_ms();
 	kill(pid, SIGKILL);
 	status = ht_wait_exit(pid);
-	moved = engine_bytes(1) - before;
+	moved = ht_engine_bytes(fd, tier.id, 1) - before;
 	tap_diag("dma stage killed: reaped after %llu ms, %llu of %u bytes moved",
 		 (unsigned long long)(now_ms() - t0), (unsigned long long)moved, DMA_KILL_LEN);
 	ok = status == 128 + SIGKILL && moved < DMA_KILL_LEN && moved % (64 << 10) == 0 &&

@@ -113,24 +113,11 @@ struct span {
 
 static int map_span(const struct svod_tier_info *t, uint64_t addr, struct span *s)
 {
-	uint64_t first, last;
-	char path[256];
-	int rfd;
+	int ret = ht_bar2_map(t, addr, DMA_LEN, &s->first, &s->map, &s->len);
 
-	if (ht_bar2_offset(t, addr, &first) || ht_bar2_offset(t, addr + DMA_LEN - 1, &last))
-		return -ENOENT;
-	snprintf(path, sizeof(path), SVOD_SYSFS_DEVICES "/%s/resource2", t->device);
-	rfd = open(path, O_RDONLY);
-	if (rfd < 0)
-		return -errno;
-	s->len = (last | 4095) + 1;
-	s->map = mmap(NULL, s->len, PROT_READ, MAP_SHARED, rfd, 0);
-	close(rfd);
-	if (s->map == MAP_FAILED)
-		return -ENOMEM;
-	s->first = (volatile uint8_t *)s->map + first;
-	s->last = (volatile uint8_t *)s->map + last;
-	return 0;
+	if (!ret)
+		s->last = s->first + DMA_LEN - 1;
+	return ret;
 }
 
 /*
