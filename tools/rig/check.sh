@@ -39,8 +39,14 @@ verdict_of() { # verdict_of WHAT CMD...: the command's exit status is the verdic
 	if "$@" >&2; then echo "ok - $what"; else echo "not ok - $what"; fi
 }
 
+step_kernel() { step kernel verdict_of "rig: test kernel built or reused" "$rig/kernel.sh"; }
+step_tools() {
+	step tools verdict_of "tools: libsvod, svodctl and the static harness build" \
+		make -s -C "$top/tools"
+}
+
 if [ "${1:-}" = --selftest-only ]; then
-	step kernel verdict_of "rig: test kernel built or reused" "$rig/kernel.sh"
+	step_kernel
 	step selftest "$rig/run.sh" selftest
 elif [ "${1:-}" = --guest ]; then
 	mode=${2:-}
@@ -48,13 +54,12 @@ elif [ "${1:-}" = --guest ]; then
 	test|stock) ;;
 	*) echo "check.sh: --guest test|stock, not '$mode'" >&2; exit 2 ;;
 	esac
-	[ "$mode" = stock ] ||
-		step kernel verdict_of "rig: test kernel built or reused" "$rig/kernel.sh"
-	step tools verdict_of "tools: libsvod, svodctl and the static harness build" make -s -C "$top/tools"
+	[ "$mode" = stock ] || step_kernel
+	step_tools
 	step "guest-$mode" "$rig/run.sh" "$mode"
 else
-	step kernel verdict_of "rig: test kernel built or reused" "$rig/kernel.sh"
-	step tools verdict_of "tools: libsvod, svodctl and the static harness build" make -s -C "$top/tools"
+	step_kernel
+	step_tools
 	step static "$rig/static-checks.sh"
 	step host make -s -C "$top/tools" check
 	step selftest "$rig/run.sh" selftest
