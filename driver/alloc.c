@@ -6,11 +6,12 @@
  * of their struct (ioctl.c copies and dispatches).
  *
  * An allocation is freed in two steps. FREE (or close) removes its handle at
- * once, so no call can reach it any more, and revokes its mappings
- * (mmap.c); the range is zeroed through the
- * write-combined mapping and returned to the tier when the last reference
- * goes, which is at the end of FREE unless a STAGE or READ of the same
- * allocation is still running, then at the end of that transfer.
+ * once, so no call can reach it any more, revokes its mappings (mmap.c) and
+ * cancels its asynchronous transfers (async.c: none touches the range after
+ * FREE returns); the range is zeroed through the write-combined mapping and
+ * returned to the tier when the last reference goes, which is at the end
+ * of FREE unless a synchronous STAGE or READ of the same allocation is
+ * still running, then at the end of that transfer.
  */
 #include <kunit/visibility.h>
 #include <linux/ktime.h>
@@ -20,6 +21,7 @@
 #include <linux/slab.h>
 
 #include "alloc.h"
+#include "async.h"
 #include "dev.h"
 #include "file.h"
 #include "ioctl.h"
@@ -342,10 +344,14 @@ void svod_alloc_ioctl_unwind(struct svod_file *sf, void *data)
  *
  * The handle is dead when this returns, and every mapping of the allocation
  * revoked (SIGBUS on access); the range is zeroed and back in its tier too,
- * unless a transfer on it is still running (then it goes back when that
- * transfer ends). Works on a gone device's tier (nothing is zeroed).
+ * unless a synchronous transfer on it is still running (then it goes back
+ * when that transfer ends). Its asynchronous transfers are cancelled:
+ * queued ones end with -ECANCELED, a running one stops at its next chunk
+ * and FREE waits for that. Works on a gone device's tier (nothing is
+ * zeroed).
  *
- * Context: process context; may sleep while zeroing.
+ * Context: process context; may sleep while zeroing, and for one chunk of
+ * a running asynchronous transfer.
  * Return: 0; -EINVAL for unknown flags or a nonzero pad; -ESTALE if the
  * handle is not live in @sf.
  */
@@ -379,6 +385,8 @@ int svod_free_ioctl(struct svod_file *sf, void *data)
 	 */
 	if (READ_ONCE(alloc->map))
 		svod_mmap_revoke(alloc);
+	/* Queued transfers end, a running one stops: none outlives the range. */
+	svod_async_cancel(&sf->async, alloc);
 	svod_allocation_put(alloc);
 	trace_svod_free(tier, req->handle, size, svod_trace_since(t0));
 	svod_dev_tier_put(tier);

@@ -98,6 +98,7 @@ int svod_open(struct inode *inode, struct file *filp)
 	mutex_init(&sf->lock);
 	xa_init(&sf->usage);
 	sf->client_id = atomic64_inc_return(&svod_next_client_id);
+	svod_async_init(&sf->async, sf->client_id);
 	sf->pid = get_pid(task_tgid(current));
 	get_task_comm(sf->comm, current);
 
@@ -116,6 +117,9 @@ EXPORT_SYMBOL_IF_KUNIT(svod_open);
  * @inode: the device node
  * @filp: the file
  *
+ * Cancels the file's asynchronous transfers first (the running one stops
+ * at its next chunk), then frees its allocations.
+ *
  * Context: process context; sleeps (scrubs what no transfer holds).
  * Return: 0.
  */
@@ -127,6 +131,8 @@ int svod_release(struct inode *inode, struct file *filp)
 	list_del(&sf->node);
 	mutex_unlock(&svod_files_lock);
 
+	/* No transfer may touch a range once it is back in its tier. */
+	svod_async_fini(&sf->async);
 	svod_file_free_all(sf);
 
 	WARN_ON(!xa_empty(&sf->usage));
@@ -186,6 +192,7 @@ void svod_show_fdinfo(struct seq_file *m, struct file *filp)
 
 	seq_printf(m, "drm-driver:\t%s\n", KBUILD_MODNAME);
 	seq_printf(m, "drm-client-id:\t%llu\n", sf->client_id);
+	svod_async_show(&sf->async, m);
 
 	mutex_lock(&sf->lock);
 	xa_lock(&svod_tier_xa);

@@ -13,6 +13,7 @@
 #include <linux/types.h>
 #include <linux/xarray.h>
 
+#include "async.h"
 #include "core/handle.h"
 
 struct svod_dev_tier;
@@ -27,6 +28,7 @@ struct svod_allocation;
  * @client_id: unique number of this open file
  * @pid: thread group that opened the file
  * @comm: command name of the opener
+ * @async: the file's asynchronous transfers (async.c)
  */
 struct svod_file {
 	/* Protects @handles and @usage. */
@@ -37,6 +39,7 @@ struct svod_file {
 	u64 client_id;
 	struct pid *pid;
 	char comm[TASK_COMM_LEN];
+	struct svod_async async;
 };
 
 /**

@@ -89,6 +89,8 @@ static const struct svod_ioctl_desc svod_ioctls[] = {
 		       SVOD_IOCTL_OUT_ON_ERROR, svod_plan_ioctl, NULL),
 	SVOD_IOCTL_DEF(MAP_OFFSET, SVOD_MAP_OFFSET_SIZE_VER0, 0, 0,
 		       svod_map_offset_ioctl, NULL),
+	SVOD_IOCTL_DEF(WAIT, SVOD_WAIT_SIZE_VER0, SVOD_WAIT_SIZE_VER0, 0,
+		       svod_wait_ioctl, NULL),
 };
 
 /* The desc of @cmd, or NULL if it is not a command of ours. */

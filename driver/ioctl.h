@@ -23,5 +23,6 @@ int svod_stage_ioctl(struct svod_file *sf, void *data);
 int svod_read_ioctl(struct svod_file *sf, void *data);
 int svod_plan_ioctl(struct svod_file *sf, void *data);
 int svod_map_offset_ioctl(struct svod_file *sf, void *data);
+int svod_wait_ioctl(struct svod_file *sf, void *data);
 
 #endif /* SVOD_IOCTL_H */

@@ -10,6 +10,7 @@
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 
+#include "async.h"
 #include "configfs.h"
 #include "file.h"
 #include "ioctl.h"
@@ -43,9 +44,13 @@ static int __init svod_init(void)
 	svod_debugfs_init();
 	svod_stage_init();
 
-	ret = svod_mmap_init();
+	ret = svod_async_module_init();
 	if (ret)
 		goto exit_stage;
+
+	ret = svod_mmap_init();
+	if (ret)
+		goto exit_async;
 
 	ret = misc_register(&svod_misc);
 	if (ret)
@@ -67,6 +72,8 @@ deregister_misc:
 	misc_deregister(&svod_misc);
 exit_mmap:
 	svod_mmap_exit();
+exit_async:
+	svod_async_module_exit();
 exit_stage:
 	svod_stage_exit();
 	svod_debugfs_fini();
@@ -79,6 +86,7 @@ static void __exit svod_exit(void)
 	svod_configfs_exit();
 	misc_deregister(&svod_misc);
 	svod_mmap_exit();
+	svod_async_module_exit();
 	svod_stage_exit();
 	svod_debugfs_fini();
 	svod_files_exit();

@@ -85,7 +85,8 @@ static DEFINE_MUTEX(svod_stage_dma_lock);
  *
  * Context: any.
  * Return: 0 if @req may proceed; -EINVAL for a flag bit outside
- * SVOD_XFER_FLAGS, both engine bits or @req->resume beyond @req->length;
+ * SVOD_XFER_FLAGS, both engine bits, FENCE_FD without ASYNC or
+ * @req->resume beyond @req->length;
  * -ERANGE if @req->offset +
  * @req->length lies beyond the grant (or the grant beyond the BAR, a
  * caller bug that also warns).
@@ -94,7 +95,9 @@ int svod_stage_check(const struct svod_bar *bar, const struct svod_xfer_req *req
 {
 	if (req->flags & ~SVOD_XFER_FLAGS)
 		return -EINVAL;
-	if ((req->flags & SVOD_XFER_FLAGS) == SVOD_XFER_FLAGS)
+	if ((req->flags & SVOD_XFER_FENCE_FD) && !(req->flags & SVOD_XFER_ASYNC))
+		return -EINVAL;
+	if ((req->flags & SVOD_XFER_ENGINES) == SVOD_XFER_ENGINES)
 		return -EINVAL;
 	if (req->resume > req->length)
 		return -EINVAL;
@@ -371,15 +374,24 @@ unmap_sgt:
 }
 EXPORT_SYMBOL_IF_KUNIT(svod_stage_dma_sgt);
 
-/*
- * Pins the @nr pages from @uaddr into @pages. pin_user_pages_fast() stops
- * at the first page it cannot pin; pinning from there again returns that
- * page's own errno, which tells a bad address (-EFAULT) from a lack of
- * memory (-ENOMEM). Return: 0 with *@pinned == @nr; else -ENOMEM, -EINTR
- * (fatal signal) or -EFAULT, with the *@pinned pages to unpin.
+/**
+ * svod_stage_pin() - pin user pages for a transfer
+ * @uaddr: page-aligned user address
+ * @nr: pages to pin
+ * @gup: FOLL_WRITE when the device's bytes go into them (READ), else 0
+ * @pages: out: the pages
+ * @pinned: out: how many are pinned, also on failure
+ *
+ * pin_user_pages_fast() stops at the first page it cannot pin; pinning
+ * from there again returns that page's own errno, which tells a bad
+ * address (-EFAULT) from a lack of memory (-ENOMEM).
+ *
+ * Context: process context; may sleep.
+ * Return: 0 with *@pinned == @nr; else -ENOMEM, -EINTR (fatal signal) or
+ * -EFAULT, with the *@pinned pages for the caller to unpin.
  */
-static int svod_stage_pin(unsigned long uaddr, int nr, unsigned int gup,
-			  struct page **pages, int *pinned)
+int svod_stage_pin(unsigned long uaddr, int nr, unsigned int gup,
+		   struct page **pages, int *pinned)
 {
 	int ret;
 

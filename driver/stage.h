@@ -23,6 +23,11 @@
 #include <linux/compiler_types.h>
 #include <linux/types.h>
 
+#include <linux/svod.h>
+
+/* The engine bits of svod_xfer.flags: at most one may be set. */
+#define SVOD_XFER_ENGINES	(SVOD_XFER_CPU | SVOD_XFER_DMA)
+
 struct device;
 struct dma_chan;
 struct page;
@@ -103,6 +108,8 @@ struct svod_xfer_req {
 int svod_stage_xfer(const struct svod_bar *bar, const struct svod_xfer_req *req,
 		    struct svod_stage_stats *stats, u64 *done);
 void svod_stage_zero(const struct svod_bar *bar, u64 off, u64 len);
+int svod_stage_pin(unsigned long uaddr, int nr, unsigned int gup,
+		   struct page **pages, int *pinned);
 void svod_stage_init(void);
 void svod_stage_exit(void);
 

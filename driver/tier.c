@@ -11,6 +11,7 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/string.h>
+#include <linux/wait_bit.h>
 
 #include <kunit/visibility.h>
 
@@ -134,6 +135,7 @@ struct svod_dev_tier *svod_dev_tier_create(struct svod_dev *sdev,
 	tier->sdev = sdev;
 	INIT_LIST_HEAD(&tier->dev_node);
 	init_rwsem(&tier->io_sem);
+	spin_lock_init(&tier->async_lock);
 	mutex_init(&tier->lock);
 	INIT_LIST_HEAD(&tier->live);
 
@@ -280,10 +282,77 @@ bool svod_dev_tier_trylock_retire(struct svod_dev_tier *tier)
 EXPORT_SYMBOL_IF_KUNIT(svod_dev_tier_trylock_retire);
 
 /**
+ * svod_dev_tier_async_enter() - start touching a tier's BAR, asynchronously
+ * @tier: the tier
+ *
+ * For the asynchronous transfers (async.c), which must not sleep on a lock
+ * that is held around a memory allocation: a spinlock and a count instead
+ * of @tier's io_sem. Pair with svod_dev_tier_async_exit().
+ *
+ * Context: any; takes @tier's async_lock.
+ * Return: true if the BAR stays mapped until svod_dev_tier_async_exit();
+ * false once the tier is being retired (its device is going away).
+ */
+bool svod_dev_tier_async_enter(struct svod_dev_tier *tier)
+{
+	bool open;
+
+	spin_lock(&tier->async_lock);
+	open = !tier->async_closed;
+	if (open)
+		tier->async_active++;
+	spin_unlock(&tier->async_lock);
+	return open;
+}
+EXPORT_SYMBOL_IF_KUNIT(svod_dev_tier_async_enter);
+
+/**
+ * svod_dev_tier_async_exit() - stop touching a tier's BAR
+ * @tier: the tier, entered with svod_dev_tier_async_enter()
+ *
+ * Context: any; takes @tier's async_lock.
+ */
+void svod_dev_tier_async_exit(struct svod_dev_tier *tier)
+{
+	bool last;
+
+	spin_lock(&tier->async_lock);
+	last = !--tier->async_active && tier->async_closed;
+	spin_unlock(&tier->async_lock);
+	if (last)
+		wake_up_var(&tier->async_active);
+}
+EXPORT_SYMBOL_IF_KUNIT(svod_dev_tier_async_exit);
+
+static bool svod_dev_tier_async_idle(struct svod_dev_tier *tier)
+{
+	bool idle;
+
+	spin_lock(&tier->async_lock);
+	idle = !tier->async_active;
+	spin_unlock(&tier->async_lock);
+	return idle;
+}
+
+/*
+ * No asynchronous transfer enters @tier from now on; waits for those inside
+ * (each stops at its next chunk: async.c checks between chunks).
+ */
+static void svod_dev_tier_async_close(struct svod_dev_tier *tier)
+{
+	spin_lock(&tier->async_lock);
+	tier->async_closed = true;
+	spin_unlock(&tier->async_lock);
+	wait_var_event(&tier->async_active, svod_dev_tier_async_idle(tier));
+}
+
+/**
  * svod_dev_tier_retire_unbound() - retire a tier of a device being unbound
  * @tier: a tier detached from its device (svod_dev_unregister())
  *
- * Waits for transfers in flight on @tier (io_sem for write), marks it gone
+ * Stops the asynchronous transfers on @tier (each at its next chunk; those
+ * queued fail with -ENODEV without touching the BAR), waits for the
+ * synchronous ones in flight (io_sem for write), marks it gone
  * (so no allocation is added to its live list any more), then, holding
  * io_sem alone (no allocation leaves the list meanwhile: releases and
  * ALLOC's undo take io_sem for read), revokes every mapping of its live
@@ -300,6 +369,7 @@ void svod_dev_tier_retire_unbound(struct svod_dev_tier *tier)
 	struct svod_allocation *alloc;
 
 	lockdep_assert_not_held(&svod_decl_lock);
+	svod_dev_tier_async_close(tier);
 	down_write(&tier->io_sem);
 	mutex_lock(&tier->lock);
 	WRITE_ONCE(tier->gone, true);
@@ -341,6 +411,8 @@ void svod_dev_tier_mark_gone(struct svod_dev_tier *tier)
 	lockdep_assert_held_write(&tier->io_sem);
 	lockdep_assert_held(&tier->lock);
 
+	/* Unused, so no asynchronous transfer is inside: no wait. */
+	svod_dev_tier_async_close(tier);
 	WRITE_ONCE(tier->gone, true);
 	tier->sdev = NULL;
 	svod_dev_tier_unlock_retire(tier);

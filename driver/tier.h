@@ -10,6 +10,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/rwsem.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/xarray.h>
 
@@ -71,6 +72,12 @@ struct svod_tier_spec {
  * @core: the allocator
  * @live: live allocations (struct svod_allocation.tier_link)
  * @stats: bytes moved by each staging engine (atomics)
+ * @async_lock: protects @async_active and @async_closed
+ * @async_active: asynchronous transfers touching the BAR now (async.c),
+ *	which take neither @io_sem nor @lock: they signal dma_fences, and
+ *	those two are held around allocations elsewhere
+ * @async_closed: set when the tier is retired; no asynchronous transfer
+ *	starts touching the BAR after that
  */
 struct svod_dev_tier {
 	struct kref ref;
@@ -89,6 +96,10 @@ struct svod_dev_tier {
 	struct svod_range core;
 	struct list_head live;
 	struct svod_stage_stats stats;
+	/* Protects @async_active and @async_closed. */
+	spinlock_t async_lock;
+	unsigned int async_active;
+	bool async_closed;
 };
 
 extern struct mutex svod_decl_lock;
@@ -110,5 +121,7 @@ bool svod_dev_tier_trylock_retire(struct svod_dev_tier *tier);
 void svod_dev_tier_retire_unbound(struct svod_dev_tier *tier);
 void svod_dev_tier_unlock_retire(struct svod_dev_tier *tier);
 void svod_dev_tier_mark_gone(struct svod_dev_tier *tier);
+bool svod_dev_tier_async_enter(struct svod_dev_tier *tier);
+void svod_dev_tier_async_exit(struct svod_dev_tier *tier);
 
 #endif /* SVOD_TIER_H */

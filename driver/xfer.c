@@ -9,11 +9,71 @@
 #include <linux/uaccess.h>
 
 #include "alloc.h"
+#include "async.h"
 #include "dev.h"
 #include "file.h"
 #include "ioctl.h"
+#include "stage.h"
 #include "tier.h"
 #include "trace.h"
+
+/*
+ * SVOD_XFER_ASYNC, step one, under the tier's io_sem: the checks
+ * svod_stage_xfer() makes, then the job is prepared (its pages pinned).
+ * The job keeps neither @alloc's reference nor io_sem: FREE and close
+ * cancel it before the range can leave the allocation, and the tier's
+ * retirement stops it (async.c).
+ */
+static struct svod_async_job *svod_xfer_prepare(struct svod_file *sf,
+						struct svod_allocation *alloc,
+						const struct svod_bar *bar,
+						const struct svod_xfer_req *xfer)
+{
+	struct svod_async_req areq = {
+		.tier = alloc->tier,
+		.bar = bar,
+		.key = alloc,
+		.bar_off = xfer->grant_off + xfer->offset + xfer->resume,
+		.length = xfer->length - xfer->resume,
+		.resume = xfer->resume,
+		.ubuf = (unsigned long)xfer->ubuf + xfer->resume,
+		.to_device = xfer->to_device,
+	};
+	int ret;
+
+	/* The DMA engine's asynchronous path is not there yet: CPU only. */
+	ret = svod_stage_check(bar, xfer);
+	if (!ret)
+		ret = svod_stage_pick(xfer->flags, xfer->length, 0, false);
+	if (ret < 0)
+		return ERR_PTR(ret);
+	if (!access_ok(xfer->ubuf, xfer->length))
+		return ERR_PTR(-EFAULT);
+	return svod_async_prepare(&sf->async, &areq);
+}
+
+/*
+ * Step two, without io_sem (the file's lock is taken outside it): queue the
+ * job unless a FREE has removed the handle since the lookup (that FREE
+ * cancelled what it found queued, which is not this job).
+ */
+static int svod_xfer_queue(struct svod_file *sf, struct svod_allocation *alloc,
+			   struct svod_async_job *job, struct svod_xfer *req)
+{
+	int ret;
+
+	mutex_lock(&sf->lock);
+	if (svod_handle_lookup(&sf->handles, req->handle) != alloc)
+		ret = -ESTALE;
+	else
+		ret = svod_async_submit(&sf->async, job,
+					req->flags & SVOD_XFER_FENCE_FD,
+					&req->seqno, &req->fence_fd);
+	mutex_unlock(&sf->lock);
+	if (ret)
+		svod_async_abort(&sf->async, job);
+	return ret;
+}
 
 /*
  * Holds a reference on the allocation (so FREE or close cannot return the
@@ -38,15 +98,20 @@ static int svod_xfer(struct svod_file *sf, struct svod_xfer *req,
 		.to_device = to_device,
 	};
 	struct svod_allocation *alloc;
+	struct svod_async_job *job;
 	struct svod_dev_tier *tier;
+	const struct svod_bar *bar;
 	u64 t0 = svod_trace_clock(to_device ? trace_svod_stage_enabled() :
 					     trace_svod_read_enabled());
 	int ret;
 
 	req->done = 0;
+	req->seqno = 0;
+	req->fence_fd = -1;
 	/* Argument errors first, whatever the handle and the tier. */
-	if ((req->flags & ~SVOD_XFER_FLAGS) || req->pad ||
-	    (req->flags & SVOD_XFER_FLAGS) == SVOD_XFER_FLAGS ||
+	if ((req->flags & ~SVOD_XFER_FLAGS) || req->pad || req->pad2 ||
+	    (req->flags & SVOD_XFER_ENGINES) == SVOD_XFER_ENGINES ||
+	    ((req->flags & SVOD_XFER_FENCE_FD) && !(req->flags & SVOD_XFER_ASYNC)) ||
 	    req->resume > req->length)
 		return -EINVAL;
 	alloc = svod_allocation_get(sf, req->handle);
@@ -64,8 +129,14 @@ static int svod_xfer(struct svod_file *sf, struct svod_xfer *req,
 	xfer.grant_off = tier->spec.offset +
 			 (svod_allocation_start(alloc) - tier->spec.base);
 	xfer.grant_len = svod_allocation_size(alloc);
-	ret = svod_stage_xfer(&tier->sdev->bars[tier->spec.bar], &xfer,
-			      &tier->stats, &req->done);
+	bar = &tier->sdev->bars[tier->spec.bar];
+	if (req->flags & SVOD_XFER_ASYNC) {
+		job = svod_xfer_prepare(sf, alloc, bar, &xfer);
+		up_read(&tier->io_sem);
+		ret = IS_ERR(job) ? PTR_ERR(job) : svod_xfer_queue(sf, alloc, job, req);
+		goto put_alloc;
+	}
+	ret = svod_stage_xfer(bar, &xfer, &tier->stats, &req->done);
 	if (ret == -ERESTARTSYS)
 		req->resume = req->done;
 up_io:
@@ -85,14 +156,23 @@ put_alloc:
  * svod_stage_ioctl() - SVOD_IOCTL_STAGE: user buffer to the allocation
  * @sf: the file
  * @data: struct svod_xfer; in: handle, offset, user_ptr, length, flags, pad,
- *	resume; out: done, also on failure, and resume on -ERESTARTSYS
+ *	resume, pad2; out: done, also on failure, and resume on -ERESTARTSYS;
+ *	with SVOD_XFER_ASYNC, seqno and fence_fd
  *
  * Context: process context; sleeps.
- * Return: 0; -EINVAL for unknown flags, a nonzero pad or a resume beyond
- * the length; -ESTALE if the handle is not live in @sf; -ENODEV if the
- * device is gone; -ERESTARTSYS on a signal between two chunks; -EINTR on a
- * fatal signal (see svod_stage_xfer()), also while waiting for a device
- * removal in progress; else an errno of svod_stage_xfer().
+ * With SVOD_XFER_ASYNC the same checks are made in the same order, the
+ * user buffer is pinned and the transfer queued (svod_async_prepare(),
+ * svod_async_submit()); nothing moves before the call returns.
+ *
+ * Return: 0; -EINVAL for unknown flags, both engine bits, FENCE_FD without
+ * ASYNC, a nonzero pad or pad2 or a resume beyond the length; -ESTALE if
+ * the handle is not live in @sf; -ENODEV if the device is gone;
+ * -ERESTARTSYS on a signal between two chunks; -EINTR on a fatal signal
+ * (see svod_stage_xfer()), also while waiting for a device removal in
+ * progress; else an errno of svod_stage_xfer(). With ASYNC, after the
+ * checks: -EOPNOTSUPP for the DMA engine (the asynchronous path is CPU
+ * only for now), -EFAULT, and the errnos of svod_async_prepare() and
+ * svod_async_submit().
  */
 int svod_stage_ioctl(struct svod_file *sf, void *data)
 {
@@ -113,3 +193,23 @@ int svod_read_ioctl(struct svod_file *sf, void *data)
 	return svod_xfer(sf, data, false);
 }
 EXPORT_SYMBOL_IF_KUNIT(svod_read_ioctl);
+
+/**
+ * svod_wait_ioctl() - SVOD_IOCTL_WAIT: the end of an asynchronous transfer
+ * @sf: the file
+ * @data: struct svod_wait; in: seqno, deadline_ns, flags; out: done, status
+ *
+ * Context: process context; sleeps, interruptibly.
+ * Return: 0 when the transfer has ended; -EINVAL for nonzero flags; else
+ * an errno of svod_async_wait().
+ */
+int svod_wait_ioctl(struct svod_file *sf, void *data)
+{
+	struct svod_wait *req = data;
+
+	if (req->flags)
+		return -EINVAL;
+	return svod_async_wait(&sf->async, req->seqno, req->deadline_ns,
+			       &req->done, &req->status);
+}
+EXPORT_SYMBOL_IF_KUNIT(svod_wait_ioctl);

@@ -701,3 +701,39 @@ void ht_fill_xorshift(uint8_t *p, size_t len, uint32_t seed)
 		p[i] = (uint8_t)seed;
 	}
 }
+
+/**
+ * ht_pinned_pages() - user pages pinned in the whole system now
+ * @out: nr_foll_pin_acquired - nr_foll_pin_released
+ *
+ * Folds every CPU's pending deltas into /proc/vmstat first
+ * (vm/stat_refresh): without that the two counters lag by different
+ * amounts.
+ *
+ * Context: any thread; needs root.
+ * Return: 0, -ENOENT if the kernel has no such counters, or -errno.
+ */
+int ht_pinned_pages(long long *out)
+{
+	long long acq = -1, rel = -1, v;
+	char name[64];
+	int ret = ht_write_file("/proc/sys/vm/stat_refresh", "1");
+	FILE *f;
+
+	if (ret)
+		return ret;
+	f = fopen("/proc/vmstat", "r");
+	if (!f)
+		return -errno;
+	while (fscanf(f, "%63s %lld", name, &v) == 2) {
+		if (!strcmp(name, "nr_foll_pin_acquired"))
+			acq = v;
+		else if (!strcmp(name, "nr_foll_pin_released"))
+			rel = v;
+	}
+	fclose(f);
+	if (acq < 0 || rel < 0)
+		return -ENOENT;
+	*out = acq - rel;
+	return 0;
+}

@@ -43,5 +43,6 @@ int ht_wait_exit(pid_t pid);
 int ht_kmsg_open(void);
 int ht_kmsg_find(int kfd, const char *needle);
 void ht_fill_xorshift(uint8_t *p, size_t len, uint32_t seed);
+int ht_pinned_pages(long long *out);
 
 #endif /* SVOD_HARNESS_COMMON_H */

@@ -24,7 +24,7 @@
 #include "common.h"
 #include "tap.h"
 
-#define NR_CMDS		8
+#define NR_CMDS		9
 #define NR_CASES	(NR_CMDS * 6 + 8 + 6 + 2 + 1 + 4)
 
 /* Bytes a "newer binary" appends to each struct. */
@@ -159,6 +159,27 @@ static int xfer_untouched(void)
 	return 1;
 }
 
+/* WAIT for a 64-byte asynchronous STAGE submitted here. */
+static void fill_wait(void *buf)
+{
+	struct svod_xfer x = {
+		.handle = live_handle, .user_ptr = (uintptr_t)xbuf,
+		.length = sizeof(xbuf), .flags = SVOD_XFER_ASYNC,
+	};
+
+	svod_ioctl(fd, SVOD_IOCTL_STAGE, &x);
+	*(struct svod_wait *)buf = (struct svod_wait){
+		.seqno = x.seqno, .deadline_ns = INT64_MAX, .done = DONE_POISON,
+	};
+}
+
+static int wait_worked(const void *buf)
+{
+	const struct svod_wait *w = buf;
+
+	return w->seqno && !w->status && w->done == sizeof(xbuf);
+}
+
 static void fill_plan(void *buf)
 {
 	plan_off = ~0ULL;
@@ -212,6 +233,8 @@ static const struct cmd cmds[NR_CMDS] = {
 	  fill_plan, plan_worked, plan_untouched },
 	{ "map_offset", 0x07, RW, sizeof(struct svod_map_offset),
 	  SVOD_MAP_OFFSET_SIZE_VER0, fill_map, map_worked, nothing_changed },
+	{ "wait", 0x08, RW, sizeof(struct svod_wait), SVOD_WAIT_SIZE_VER0,
+	  fill_wait, wait_worked, nothing_changed },
 };
 
 static int call(const struct cmd *c, size_t size, void *buf)

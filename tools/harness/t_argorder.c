@@ -14,7 +14,9 @@
  * allocation that fails (ENOMEM). Each state's case first shows the
  * state is real (the valid call fails on it); then each command's case
  * requires the documented argument errno (EINVAL, or E2BIG for the tail)
- * from every error, and the state's usage unchanged afterwards.
+ * from every error, and the state's usage unchanged afterwards. WAIT is
+ * left out: it reads no state but the file's timeline (t_async has its
+ * argument errors).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -144,13 +146,17 @@ static const struct bad bads[] = {
 	F(2, svod_free, flags, 1, -EINVAL),
 	F(2, svod_free, pad, 1, -EINVAL),
 	F(3, svod_resolve, flags, 1, -EINVAL),
-	F(4, svod_xfer, flags, 4, -EINVAL),
+	F(4, svod_xfer, flags, 0x10, -EINVAL),
 	F(4, svod_xfer, flags, 3, -EINVAL),
+	F(4, svod_xfer, flags, 7, -EINVAL),
+	F(4, svod_xfer, flags, 8, -EINVAL),
 	F(4, svod_xfer, pad, 1, -EINVAL),
+	F(4, svod_xfer, pad2, 1, -EINVAL),
 	F(4, svod_xfer, resume, sizeof(xbuf) + 1, -EINVAL),
 	F(5, svod_xfer, flags, 0x80000000, -EINVAL),
 	F(5, svod_xfer, flags, 3, -EINVAL),
 	F(5, svod_xfer, pad, 1, -EINVAL),
+	F(5, svod_xfer, flags, SVOD_XFER_FENCE_FD | SVOD_XFER_CPU, -EINVAL),
 	F(5, svod_xfer, resume, ~0ULL, -EINVAL),
 	F(6, svod_plan, flags, 1, -EINVAL),
 	F(6, svod_plan, pad2, 1, -EINVAL),

@@ -197,6 +197,7 @@ static uint64_t published[NR_FUZZERS];
 static const int documented[] = {
 	0, -E2BIG, -EDQUOT, -EFAULT, -EINTR, -EINVAL, -EIO, -EMFILE, -ENODEV, -ENOENT,
 	-ENOMEM, -ENOSPC, -ENOTTY, -EOPNOTSUPP, -ERANGE, -ESTALE, -ETIMEDOUT, -EBADF,
+	-EAGAIN, -EFBIG, -ETIME,
 };
 
 static void check_errno(struct fuzzer *f, int ret)
@@ -347,6 +348,7 @@ static void fz_handle_ops(struct fuzzer *f, unsigned int me)
 
 static void fz_xfer(struct fuzzer *f)
 {
+	struct svod_wait w = { .deadline_ns = INT64_MAX };
 	struct svod_xfer x = { 0 };
 	int fd = ht_rand(&f->rng) % 2 ? f->own : fd_of(f);
 
@@ -360,10 +362,21 @@ static void fz_xfer(struct fuzzer *f)
 	else if (ht_rand(&f->rng) % 4 == 0)
 		x.length = ht_rand(&f->rng) | (1ULL << 62);
 	if (ht_rand(&f->rng) % 8 == 0)
-		x.flags = (uint32_t)ht_rand(&f->rng) & 7;
+		x.flags = (uint32_t)ht_rand(&f->rng) & 0x1f;
 	if (ht_rand(&f->rng) % 16 == 0)
 		x.pad = 1;
-	timed(f, fd, ht_rand(&f->rng) % 2 ? SVOD_IOCTL_STAGE : SVOD_IOCTL_READ, &x, 1);
+	if (timed(f, fd, ht_rand(&f->rng) % 2 ? SVOD_IOCTL_STAGE : SVOD_IOCTL_READ, &x, 1) ||
+	    !(x.flags & SVOD_XFER_ASYNC))
+		return;
+	/* Queued: its end before this thread's buffers are used again. */
+	w.seqno = ht_rand(&f->rng) % 8 ? x.seqno : garbage_u64(f);
+	timed(f, fd, SVOD_IOCTL_WAIT, &w, 1);
+	if (w.seqno != x.seqno) {
+		w = (struct svod_wait){ .seqno = x.seqno, .deadline_ns = INT64_MAX };
+		timed(f, fd, SVOD_IOCTL_WAIT, &w, 1);
+	}
+	if (x.fence_fd >= 0)
+		close(x.fence_fd);
 }
 
 /* STAGE then READ on a live handle of this thread: the bytes come back. */

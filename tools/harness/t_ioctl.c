@@ -220,7 +220,7 @@ static void test_flags_and_pad(void)
 		  "handle_survives_rejected_free_and_resolve");
 
 	x = (struct svod_xfer){ .handle = live.handle, .user_ptr = (uintptr_t)buf,
-				.length = sizeof(buf), .flags = 1U << 2 };
+				.length = sizeof(buf), .flags = 1U << 4 };
 	tap_errno(svod_ioctl(fd, SVOD_IOCTL_STAGE, &x), -EINVAL, "stage_unknown_flag_einval");
 	x.flags = SVOD_XFER_CPU | SVOD_XFER_DMA;
 	tap_errno(svod_ioctl(fd, SVOD_IOCTL_STAGE, &x), -EINVAL, "stage_both_engines_einval");
@@ -228,7 +228,7 @@ static void test_flags_and_pad(void)
 	x.pad = 1;
 	tap_errno(svod_ioctl(fd, SVOD_IOCTL_STAGE, &x), -EINVAL, "stage_nonzero_pad_einval");
 	x.pad = 0;
-	x.flags = 1U << 2;
+	x.flags = 1U << 4;
 	tap_errno(svod_ioctl(fd, SVOD_IOCTL_READ, &x), -EINVAL, "read_unknown_flag_einval");
 	x.flags = 0;
 	x.pad = 1;
@@ -257,8 +257,8 @@ static void test_bad_commands(void)
 	memset(buf, 0, sizeof(buf));
 	tap_errno(svod_ioctl(fd, _IOWR(SVOD_IOCTL_MAGIC, 0x02, struct svod_free), buf),
 		  -ENOTTY, "free_iowr_direction_enotty");
-	tap_errno(svod_ioctl(fd, _IOWR(SVOD_IOCTL_MAGIC, 0x08, struct svod_xfer), buf),
-		  -ENOTTY, "unknown_nr_8_enotty");
+	tap_errno(svod_ioctl(fd, _IOWR(SVOD_IOCTL_MAGIC, 0x09, struct svod_xfer), buf),
+		  -ENOTTY, "unknown_nr_9_enotty");
 	tap_errno(svod_ioctl(fd, _IOWR(SVOD_IOCTL_MAGIC, 0xff, struct svod_query), buf),
 		  -ENOTTY, "unknown_nr_255_enotty");
 	tap_errno(svod_ioctl(fd, _IOWR(SVOD_IOCTL_MAGIC + 1, 0x00, struct svod_query), buf),

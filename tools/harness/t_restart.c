@@ -334,36 +334,6 @@ static void test_libsvod(uint64_t h)
 	       (unsigned long long)done);
 }
 
-/*
- * Pages pinned now: nr_foll_pin_acquired - nr_foll_pin_released, after
- * folding every CPU's pending deltas into them (vm/stat_refresh): without
- * that the two counters lag by different amounts.
- */
-static int pinned_pages(long long *out)
-{
-	long long acq = -1, rel = -1, v;
-	char name[64];
-	int ret = ht_write_file("/proc/sys/vm/stat_refresh", "1");
-	FILE *f;
-
-	if (ret)
-		return ret;
-	f = fopen("/proc/vmstat", "r");
-	if (!f)
-		return -errno;
-	while (fscanf(f, "%63s %lld", name, &v) == 2) {
-		if (!strcmp(name, "nr_foll_pin_acquired"))
-			acq = v;
-		else if (!strcmp(name, "nr_foll_pin_released"))
-			rel = v;
-	}
-	fclose(f);
-	if (acq < 0 || rel < 0)
-		return -ENOENT;
-	*out = acq - rel;
-	return 0;
-}
-
 /* SIGKILL while a child stages 16 MiB in a loop, each STAGE pinning pages. */
 static void test_sigkill(void)
 {
@@ -373,7 +343,7 @@ static void test_sigkill(void)
 	char c = 0;
 	pid_t pid;
 
-	pret = pinned_pages(&pins0);
+	pret = ht_pinned_pages(&pins0);
 	ht_tier_usage(fd, tier.id, &free0, NULL);
 	if (pipe(p)) {
 		tap_ok(0, "sigkill_mid_transfer (pipe: %s)", strerror(errno));
@@ -407,7 +377,7 @@ static void test_sigkill(void)
 	       (unsigned long long)(ht_engine_bytes(fd, tier.id, 0) - moved0));
 	waited = ht_wait_free(fd, tier.id, free0, 20000);
 	if (!pret)
-		pret = pinned_pages(&pins1);
+		pret = ht_pinned_pages(&pins1);
 	tap_ok(waited >= 0 && !pret && pins1 == pins0,
 	       "sigkill_mid_transfer_unpins_and_releases (free back after %d ms, pinned pages "
 	       "%lld before, %lld after: %s)", waited, pins0, pins1, ht_err(pret));

@@ -185,10 +185,17 @@ struct svod_resolve {
 
 #define SVOD_RESOLVE_SIZE_VER0	32
 
-/* svod_xfer.flags: at most one engine bit; none means auto. */
+/*
+ * svod_xfer.flags: at most one engine bit (none means auto); ASYNC queues
+ * the transfer and returns (SVOD_IOCTL_WAIT, Documentation/staging.rst);
+ * FENCE_FD, with ASYNC only, also returns a sync_file for it.
+ */
 #define SVOD_XFER_CPU		_BITUL(0)
 #define SVOD_XFER_DMA		_BITUL(1)
-#define SVOD_XFER_FLAGS		(SVOD_XFER_CPU | SVOD_XFER_DMA)
+#define SVOD_XFER_ASYNC		_BITUL(2)
+#define SVOD_XFER_FENCE_FD	_BITUL(3)
+#define SVOD_XFER_FLAGS		(SVOD_XFER_CPU | SVOD_XFER_DMA | \
+				 SVOD_XFER_ASYNC | SVOD_XFER_FENCE_FD)
 
 /**
  * struct svod_xfer - SVOD_IOCTL_STAGE (user to device) and SVOD_IOCTL_READ
@@ -210,6 +217,14 @@ struct svod_resolve {
  *	a transfer between two chunks the driver writes @done here, so a call
  *	restarted after an SA_RESTART handler, or the same struct issued
  *	again after EINTR, goes on where it stopped.
+ * @seqno: out (since SVOD_XFER_SIZE_VER2), with SVOD_XFER_ASYNC: the
+ *	transfer's value on the file's timeline, 1 for the file's first
+ *	asynchronous transfer and one more for each one after it (never
+ *	reused, never wraps); what SVOD_IOCTL_WAIT takes. 0 otherwise.
+ * @fence_fd: out (since SVOD_XFER_SIZE_VER2), with SVOD_XFER_FENCE_FD: a
+ *	sync_file (O_CLOEXEC) that signals when the transfer ends, its
+ *	status the transfer's errno if it failed. -1 otherwise.
+ * @pad2: zero
  */
 struct svod_xfer {
 	__u64 handle;
@@ -220,10 +235,34 @@ struct svod_xfer {
 	__u32 pad;
 	__u64 done;
 	__u64 resume;
+	__u64 seqno;
+	__s32 fence_fd;
+	__u32 pad2;
 };
 
 #define SVOD_XFER_SIZE_VER0	48	/* no @resume: a signal gives EINTR */
-#define SVOD_XFER_SIZE_VER1	56
+#define SVOD_XFER_SIZE_VER1	56	/* no @seqno, @fence_fd */
+#define SVOD_XFER_SIZE_VER2	72
+
+/**
+ * struct svod_wait - SVOD_IOCTL_WAIT: the end of an asynchronous transfer
+ * @seqno: in: a value SVOD_IOCTL_STAGE or READ returned on this file
+ * @deadline_ns: in: CLOCK_MONOTONIC time to give up at; 0 (or any time
+ *	already past) only looks; INT64_MAX waits for ever
+ * @done: out: bytes from the transfer's offset it moved (its length when
+ *	@status is 0)
+ * @status: out: 0, or the negative errno the transfer failed with
+ * @flags: zero
+ */
+struct svod_wait {
+	__u64 seqno;
+	__s64 deadline_ns;
+	__u64 done;
+	__s32 status;
+	__u32 flags;
+};
+
+#define SVOD_WAIT_SIZE_VER0	32
 
 /* svod_plan_event.op */
 #define SVOD_PLAN_ALLOC		1
@@ -324,5 +363,6 @@ struct svod_map_offset {
 #define SVOD_IOCTL_READ		_IOWR(SVOD_IOCTL_MAGIC, 0x05, struct svod_xfer)
 #define SVOD_IOCTL_PLAN		_IOWR(SVOD_IOCTL_MAGIC, 0x06, struct svod_plan)
 #define SVOD_IOCTL_MAP_OFFSET	_IOWR(SVOD_IOCTL_MAGIC, 0x07, struct svod_map_offset)
+#define SVOD_IOCTL_WAIT		_IOWR(SVOD_IOCTL_MAGIC, 0x08, struct svod_wait)
 
 #endif /* _UAPI_LINUX_SVOD_H */

@@ -1,0 +1,703 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * svod asynchronous transfers.
+ *
+ * Submission (process context, any errno before anything is published):
+ * the caps are reserved, the whole user buffer is pinned, the job and its
+ * dma_fence are allocated and, on request, a sync_file and an fd for it;
+ * then, under the file's queue lock, the job takes the next value of the
+ * file's timeline and joins the queue, and only after that is the fd
+ * installed and the worker kicked.
+ *
+ * Execution: one work item per file runs its queue in submission order on
+ * an unbound workqueue, so files run side by side. The CPU engine copies
+ * one chunk (1 MiB) at a time between the pinned pages and the BAR's
+ * write-combined mapping; between chunks the job stops if it was cancelled
+ * (FREE of its allocation, the file's release: -ECANCELED), if its tier is
+ * being retired (-ENODEV) or if it ran past async_timeout_ms (-ETIMEDOUT).
+ *
+ * Signalling: from the moment a fence is published until it is signalled,
+ * nothing on the path allocates memory or takes a lock that is held around
+ * an allocation elsewhere (the dma_fence rules): the worker and the
+ * cancellation take spinlocks only (this queue's, the fence's, the tier's
+ * async_lock), never the tier's io_sem or the file's mutex, and the path is
+ * annotated with dma_fence_begin_signalling(). Unpinning, dropping the tier
+ * and freeing come after the signal.
+ *
+ * A fence keeps the module loaded (a module reference per job, dropped when
+ * the fence is freed), so a sync_file kept anywhere pins svod.ko.
+ */
+#include <kunit/visibility.h>
+#include <linux/dma-fence.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/jiffies.h>
+#include <linux/ktime.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/sync_file.h>
+#include <linux/wait_bit.h>
+
+#include "async.h"
+#include "stage.h"
+#include "tier.h"
+
+#define SVOD_ASYNC_CHUNK	SZ_1M
+
+/* Largest max_pinned_pages: 2^24 pages, 64 GiB of 4 KiB pages. */
+#define SVOD_ASYNC_PINNED_LIMIT	BIT(24)
+
+static unsigned int svod_max_inflight = 64;
+static unsigned int svod_max_pinned_pages = 65536;
+static unsigned int svod_async_timeout_ms = 60000;
+
+/* Accepts 1..kp->arg's limit (in the name's table below); else -EINVAL. */
+static int svod_async_param_set(const char *val, const struct kernel_param *kp,
+				unsigned int limit)
+{
+	unsigned int n;
+	int ret;
+
+	ret = kstrtouint(val, 0, &n);
+	if (ret || !n || n > limit)
+		return -EINVAL;
+	WRITE_ONCE(*(unsigned int *)kp->arg, n);
+	return 0;
+}
+
+static int svod_max_inflight_set(const char *val, const struct kernel_param *kp)
+{
+	return svod_async_param_set(val, kp, SVOD_ASYNC_HISTORY);
+}
+
+static int svod_max_pinned_set(const char *val, const struct kernel_param *kp)
+{
+	return svod_async_param_set(val, kp, SVOD_ASYNC_PINNED_LIMIT);
+}
+
+static int svod_async_timeout_set(const char *val, const struct kernel_param *kp)
+{
+	return svod_async_param_set(val, kp, 24 * 3600 * 1000);
+}
+
+static const struct kernel_param_ops svod_max_inflight_ops = {
+	.set = svod_max_inflight_set,
+	.get = param_get_uint,
+};
+
+static const struct kernel_param_ops svod_max_pinned_ops = {
+	.set = svod_max_pinned_set,
+	.get = param_get_uint,
+};
+
+static const struct kernel_param_ops svod_async_timeout_ops = {
+	.set = svod_async_timeout_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(max_inflight, &svod_max_inflight_ops, &svod_max_inflight, 0644);
+MODULE_PARM_DESC(max_inflight,
+		 "Asynchronous transfers queued or running per open file, 1..256 (default 64; -EAGAIN beyond)");
+module_param_cb(max_pinned_pages, &svod_max_pinned_ops, &svod_max_pinned_pages, 0644);
+MODULE_PARM_DESC(max_pinned_pages,
+		 "User pages pinned by one open file's asynchronous transfers, 1..16777216 (default 65536; -EAGAIN beyond, -EFBIG for one transfer larger than this)");
+module_param_cb(async_timeout_ms, &svod_async_timeout_ops, &svod_async_timeout_ms, 0644);
+MODULE_PARM_DESC(async_timeout_ms,
+		 "Time an asynchronous transfer may run, checked between chunks, 1..86400000 (default 60000; then it fails with -ETIMEDOUT)");
+
+/* Runs every file's queue; WQ_MEM_RECLAIM: signalling must not wait on memory. */
+static struct workqueue_struct *svod_async_wq;
+
+/**
+ * struct svod_async_job - one asynchronous transfer and its fence
+ * @fence: first member: dma_fence_free() frees the job
+ * @lock: the fence's lock; also orders @done and @status for readers
+ * @node: entry in the queue's @queued (the queue's lock)
+ * @tier: the tier, with a reference until the job is finished
+ * @bar: the tier's BAR (see struct svod_async_req)
+ * @key: the allocation (see struct svod_async_req)
+ * @bar_off: BAR offset of the first byte to move
+ * @length: bytes to move
+ * @resume: bytes moved before the submission, counted in @done
+ * @pages: the pinned user pages, @nr_pages of them
+ * @nr_pages: pages pinned
+ * @head: offset of the first byte in @pages[0]
+ * @to_device: STAGE or READ
+ * @cancel: stop at the next chunk with -ECANCELED (the queue's lock)
+ * @done: when signalled: bytes of the request moved, @resume included
+ * @status: when signalled: 0 or the negative errno
+ * @timeline: the timeline's name, "svod-<client id>"
+ */
+struct svod_async_job {
+	struct dma_fence fence;
+	/* The fence's lock; also orders @done and @status. */
+	spinlock_t lock;
+	struct list_head node;
+	struct svod_dev_tier *tier;
+	const struct svod_bar *bar;
+	const void *key;
+	u64 bar_off;
+	u64 length;
+	u64 resume;
+	struct page **pages;
+	unsigned int nr_pages;
+	unsigned int head;
+	bool to_device;
+	bool cancel;
+	u64 done;
+	int status;
+	char timeline[32];
+};
+
+static struct svod_async_job *to_job(struct dma_fence *fence)
+{
+	return container_of(fence, struct svod_async_job, fence);
+}
+
+static const char *svod_async_driver_name(struct dma_fence *fence)
+{
+	return KBUILD_MODNAME;
+}
+
+static const char *svod_async_timeline_name(struct dma_fence *fence)
+{
+	return to_job(fence)->timeline;
+}
+
+static void svod_async_fence_release(struct dma_fence *fence)
+{
+	dma_fence_free(fence);
+	/* Last: the module may go once this returns (see the top). */
+	module_put(THIS_MODULE);
+}
+
+static const struct dma_fence_ops svod_async_fence_ops = {
+	.get_driver_name = svod_async_driver_name,
+	.get_timeline_name = svod_async_timeline_name,
+	.release = svod_async_fence_release,
+};
+
+static void svod_async_work(struct work_struct *work);
+
+/**
+ * svod_async_init() - an empty queue for a new file
+ * @q: the queue
+ * @client_id: the file's client id
+ *
+ * Context: process context.
+ */
+void svod_async_init(struct svod_async *q, u64 client_id)
+{
+	spin_lock_init(&q->lock);
+	INIT_LIST_HEAD(&q->queued);
+	q->context = dma_fence_context_alloc(1);
+	q->client_id = client_id;
+	INIT_WORK(&q->work, svod_async_work);
+}
+EXPORT_SYMBOL_IF_KUNIT(svod_async_init);
+
+/* Give back the caps a job reserved: after its pages are unpinned. */
+static void svod_async_unreserve(struct svod_async *q, unsigned int nr_pages)
+{
+	spin_lock(&q->lock);
+	q->inflight--;
+	q->pinned -= nr_pages;
+	spin_unlock(&q->lock);
+}
+
+/* Unpin and free what a job holds but its fence; outside any signalling. */
+static void svod_async_job_drop(struct svod_async *q, struct svod_async_job *job)
+{
+	if (job->nr_pages)
+		unpin_user_pages_dirty_lock(job->pages, job->nr_pages,
+					    !job->to_device && !job->status);
+	kvfree(job->pages);
+	job->pages = NULL;
+	svod_async_unreserve(q, job->nr_pages);
+	job->nr_pages = 0;
+	svod_dev_tier_put(job->tier);
+	job->tier = NULL;
+}
+
+/**
+ * svod_async_prepare() - reserve, pin and allocate one transfer
+ * @q: the file's queue
+ * @req: the transfer, checked against the live grant by the caller
+ *
+ * Nothing is published: svod_async_submit() queues the job, or
+ * svod_async_abort() undoes this.
+ *
+ * Context: process context; may sleep (pins the user pages).
+ * Return: the job; ERR_PTR(-EAGAIN) if the file has max_inflight transfers
+ * in flight, or the pages would pass max_pinned_pages with those in flight;
+ * ERR_PTR(-EFBIG) if this transfer alone needs more than max_pinned_pages;
+ * ERR_PTR(-EFAULT) for a user buffer that is not mapped (or, for READ, not
+ * writable); ERR_PTR(-ENOMEM); ERR_PTR(-EINTR) on a fatal signal.
+ */
+struct svod_async_job *svod_async_prepare(struct svod_async *q,
+					  const struct svod_async_req *req)
+{
+	unsigned int max_pinned = READ_ONCE(svod_max_pinned_pages);
+	unsigned int head = offset_in_page(req->ubuf);
+	struct svod_async_job *job;
+	unsigned long nr = 0;
+	int pinned = 0, ret;
+
+	if (req->length) {
+		nr = DIV_ROUND_UP(head + req->length, PAGE_SIZE);
+		if (nr > max_pinned)
+			return ERR_PTR(-EFBIG);
+	}
+	spin_lock(&q->lock);
+	if (q->inflight >= READ_ONCE(svod_max_inflight) ||
+	    nr > max_pinned - min_t(unsigned long, q->pinned, max_pinned)) {
+		spin_unlock(&q->lock);
+		return ERR_PTR(-EAGAIN);
+	}
+	q->inflight++;
+	q->pinned += nr;
+	spin_unlock(&q->lock);
+
+	ret = -ENOMEM;
+	job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
+	if (!job)
+		goto unreserve;
+	if (nr) {
+		job->pages = kvmalloc_array(nr, sizeof(*job->pages),
+					    GFP_KERNEL_ACCOUNT);
+		if (!job->pages)
+			goto free_job;
+		ret = svod_stage_pin(req->ubuf & PAGE_MASK, nr,
+				     req->to_device ? 0 : FOLL_WRITE,
+				     job->pages, &pinned);
+		if (ret) {
+			unpin_user_pages(job->pages, pinned);
+			goto free_pages;
+		}
+	}
+	job->nr_pages = nr;
+	job->head = head;
+	job->tier = req->tier;
+	kref_get(&req->tier->ref);
+	job->bar = req->bar;
+	job->key = req->key;
+	job->bar_off = req->bar_off;
+	job->length = req->length;
+	job->resume = req->resume;
+	job->to_device = req->to_device;
+	INIT_LIST_HEAD(&job->node);
+	spin_lock_init(&job->lock);
+	snprintf(job->timeline, sizeof(job->timeline), "svod-%llu", q->client_id);
+	/* The seqno is set when the job is queued; nobody sees it before. */
+	dma_fence_init(&job->fence, &svod_async_fence_ops, &job->lock,
+		       q->context, 0);
+	__module_get(THIS_MODULE);
+	return job;
+
+free_pages:
+	kvfree(job->pages);
+free_job:
+	kfree(job);
+unreserve:
+	svod_async_unreserve(q, nr);
+	return ERR_PTR(ret);
+}
+EXPORT_SYMBOL_IF_KUNIT(svod_async_prepare);
+
+/**
+ * svod_async_abort() - undo svod_async_prepare() of a job never submitted
+ * @q: the file's queue
+ * @job: the job
+ *
+ * Context: process context; may sleep.
+ */
+void svod_async_abort(struct svod_async *q, struct svod_async_job *job)
+{
+	svod_async_job_drop(q, job);
+	dma_fence_put(&job->fence);
+}
+EXPORT_SYMBOL_IF_KUNIT(svod_async_abort);
+
+/**
+ * svod_async_submit() - give a prepared job its timeline value and queue it
+ * @q: the file's queue
+ * @job: from svod_async_prepare()
+ * @want_fd: also make a sync_file and an fd for it
+ * @seqno: out: the job's timeline value
+ * @fence_fd: out: the fd, or -1 without @want_fd
+ *
+ * On failure nothing is queued and the caller still owns @job (abort it).
+ * The caller holds the lock that orders this against the cancellation of
+ * the job's allocation (the file's), so a FREE either comes first (the
+ * caller sees the handle gone) or finds the job queued.
+ *
+ * Context: process context; may sleep.
+ * Return: 0; -ENOMEM; -EMFILE if the process has no free fd; -EAGAIN if
+ * the result this job would replace in the history belongs to a transfer
+ * still in flight (more than SVOD_ASYNC_HISTORY submissions behind it).
+ */
+int svod_async_submit(struct svod_async *q, struct svod_async_job *job,
+		      bool want_fd, u64 *seqno, int *fence_fd)
+{
+	struct svod_async_job **ring = NULL, *old = NULL;
+	struct sync_file *sync = NULL;
+	int fd = -1, ret = 0;
+	size_t slot;
+
+	if (!READ_ONCE(q->ring)) {
+		ring = kcalloc(SVOD_ASYNC_HISTORY, sizeof(*ring), GFP_KERNEL_ACCOUNT);
+		if (!ring)
+			return -ENOMEM;
+	}
+	if (want_fd) {
+		ret = -ENOMEM;
+		sync = sync_file_create(&job->fence);
+		if (!sync)
+			goto free_ring;
+		fd = get_unused_fd_flags(O_CLOEXEC);
+		if (fd < 0) {
+			ret = fd;
+			goto put_sync;
+		}
+	}
+
+	spin_lock(&q->lock);
+	if (!q->ring) {
+		q->ring = ring;
+		ring = NULL;
+	}
+	slot = (q->seqno + 1) % SVOD_ASYNC_HISTORY;
+	old = q->ring[slot];
+	if (old && !dma_fence_is_signaled(&old->fence)) {
+		spin_unlock(&q->lock);
+		ret = -EAGAIN;
+		goto put_fd;
+	}
+	job->fence.seqno = ++q->seqno;
+	dma_fence_get(&job->fence);
+	q->ring[slot] = job;
+	list_add_tail(&job->node, &q->queued);
+	spin_unlock(&q->lock);
+
+	if (old)
+		dma_fence_put(&old->fence);
+	if (sync)
+		fd_install(fd, sync->file);
+	queue_work(svod_async_wq, &q->work);
+	*seqno = job->fence.seqno;
+	*fence_fd = fd;
+	kfree(ring);
+	return 0;
+
+put_fd:
+	if (fd >= 0)
+		put_unused_fd(fd);
+put_sync:
+	if (sync)
+		fput(sync->file);
+free_ring:
+	kfree(ring);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(svod_async_submit);
+
+/*
+ * Move the job's bytes with the CPU engine, one chunk at a time. Runs in
+ * the signalling path: spinlocks only, nothing allocated.
+ */
+static int svod_async_run(struct svod_async *q, struct svod_async_job *job,
+			  u64 *moved)
+{
+	u64 deadline = ktime_get_ns() +
+		(u64)READ_ONCE(svod_async_timeout_ms) * NSEC_PER_MSEC;
+	struct svod_dev_tier *tier = job->tier;
+	u64 pos = 0, at;
+	size_t n;
+	int ret = 0;
+
+	*moved = 0;
+	if (!svod_dev_tier_async_enter(tier))
+		return -ENODEV;
+	while (pos < job->length) {
+		if (READ_ONCE(job->cancel)) {
+			ret = -ECANCELED;
+			break;
+		}
+		if (READ_ONCE(tier->async_closed)) {
+			ret = -ENODEV;
+			break;
+		}
+		if (pos && ktime_get_ns() > deadline) {
+			ret = -ETIMEDOUT;
+			break;
+		}
+		n = min_t(u64, job->length - pos, SVOD_ASYNC_CHUNK);
+		at = job->head + pos;
+		svod_stage_cpu(job->bar, job->bar_off + pos,
+			       job->pages + at / PAGE_SIZE, offset_in_page(at),
+			       n, job->to_device);
+		pos += n;
+		atomic64_add(n, &tier->stats.cpu_bytes);
+		cond_resched();
+	}
+	svod_dev_tier_async_exit(tier);
+	*moved = pos;
+	return ret;
+}
+
+/* Record the outcome and signal; in a signalling section, spinlocks only. */
+static void svod_async_signal(struct svod_async_job *job, u64 moved, int status)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&job->lock, flags);
+	job->done = job->resume + moved;
+	job->status = status;
+	if (status)
+		dma_fence_set_error(&job->fence, status);
+	dma_fence_signal_locked(&job->fence);
+	spin_unlock_irqrestore(&job->lock, flags);
+}
+
+static void svod_async_work(struct work_struct *work)
+{
+	struct svod_async *q = container_of(work, struct svod_async, work);
+	struct svod_async_job *job;
+	bool cookie;
+	u64 moved;
+	int ret;
+
+	for (;;) {
+		spin_lock(&q->lock);
+		job = list_first_entry_or_null(&q->queued, struct svod_async_job,
+					       node);
+		if (job) {
+			list_del_init(&job->node);
+			q->running = job;
+		}
+		spin_unlock(&q->lock);
+		if (!job)
+			return;
+
+		cookie = dma_fence_begin_signalling();
+		ret = svod_async_run(q, job, &moved);
+		spin_lock(&q->lock);
+		q->running = NULL;
+		spin_unlock(&q->lock);
+		wake_up_var(&q->running);
+		svod_async_signal(job, moved, ret);
+		dma_fence_end_signalling(cookie);
+
+		svod_async_job_drop(q, job);
+		dma_fence_put(&job->fence);
+	}
+}
+
+static bool svod_async_runs(struct svod_async *q, const void *key)
+{
+	bool runs;
+
+	spin_lock(&q->lock);
+	runs = q->running && (!key || q->running->key == key);
+	spin_unlock(&q->lock);
+	return runs;
+}
+
+/*
+ * Cancel the queued jobs of @key (every job if NULL): each signals
+ * -ECANCELED, having moved nothing; stop the running one at its next chunk
+ * and wait for it to stop touching the BAR.
+ */
+static void svod_async_cancel_key(struct svod_async *q, const void *key)
+{
+	struct svod_async_job *job, *tmp;
+	LIST_HEAD(cancelled);
+	bool cookie;
+
+	spin_lock(&q->lock);
+	list_for_each_entry_safe(job, tmp, &q->queued, node) {
+		if (!key || job->key == key)
+			list_move_tail(&job->node, &cancelled);
+	}
+	if (q->running && (!key || q->running->key == key))
+		WRITE_ONCE(q->running->cancel, true);
+	spin_unlock(&q->lock);
+
+	cookie = dma_fence_begin_signalling();
+	list_for_each_entry(job, &cancelled, node)
+		svod_async_signal(job, 0, -ECANCELED);
+	dma_fence_end_signalling(cookie);
+
+	list_for_each_entry_safe(job, tmp, &cancelled, node) {
+		list_del(&job->node);
+		svod_async_job_drop(q, job);
+		dma_fence_put(&job->fence);
+	}
+	/* One chunk at most: the worker checks @cancel between chunks. */
+	wait_var_event(&q->running, !svod_async_runs(q, key));
+}
+
+/**
+ * svod_async_cancel() - cancel every transfer of an allocation
+ * @q: the file's queue
+ * @key: the allocation, its handle already gone
+ *
+ * Queued transfers end with -ECANCELED before they move a byte; a running
+ * one stops at its next chunk (with -ECANCELED) and this waits for that,
+ * so when it returns no transfer of @key touches the BAR again and the
+ * range may go back to its tier.
+ *
+ * Context: process context; sleeps for at most one chunk of the running
+ * transfer. No svod lock held.
+ */
+void svod_async_cancel(struct svod_async *q, const void *key)
+{
+	svod_async_cancel_key(q, key);
+}
+EXPORT_SYMBOL_IF_KUNIT(svod_async_cancel);
+
+/**
+ * svod_async_fini() - the file's release: cancel and forget everything
+ * @q: the queue; no submission can come any more
+ *
+ * Every transfer is cancelled as by svod_async_cancel(); when this returns
+ * no page of the file's is pinned and no job touches a BAR. Fences already
+ * handed out (sync_files) live on, signalled.
+ *
+ * Context: process context; sleeps.
+ */
+void svod_async_fini(struct svod_async *q)
+{
+	unsigned int i;
+
+	svod_async_cancel_key(q, NULL);
+	flush_work(&q->work);
+	WARN_ON(q->inflight || q->pinned);
+	if (!q->ring)
+		return;
+	for (i = 0; i < SVOD_ASYNC_HISTORY; i++) {
+		if (q->ring[i])
+			dma_fence_put(&q->ring[i]->fence);
+	}
+	kfree(q->ring);
+	q->ring = NULL;
+}
+EXPORT_SYMBOL_IF_KUNIT(svod_async_fini);
+
+/* Jiffies from now to @deadline_ns (CLOCK_MONOTONIC); S64_MAX: for ever. */
+static long svod_async_timeout(s64 deadline_ns)
+{
+	s64 now = ktime_get_ns();
+
+	if (deadline_ns == S64_MAX)
+		return MAX_SCHEDULE_TIMEOUT;
+	if (deadline_ns <= now)
+		return 0;
+	/* Round up: never give up before the deadline. */
+	return min_t(u64, nsecs_to_jiffies64(deadline_ns - now) + 1,
+		     MAX_SCHEDULE_TIMEOUT - 1);
+}
+
+/**
+ * svod_async_wait() - wait for the end of one transfer of the file
+ * @q: the file's queue
+ * @seqno: the transfer's timeline value
+ * @deadline_ns: CLOCK_MONOTONIC time to give up at; at or before now only
+ *	looks; S64_MAX never gives up
+ * @done: out: bytes of the request moved (its resume included)
+ * @status: out: 0 or the transfer's negative errno
+ *
+ * Context: process context; sleeps, interruptibly.
+ * Return: 0 when the transfer has ended (@done, @status set); -EINVAL for
+ * a @seqno of 0 or beyond the last one given, or a negative @deadline_ns;
+ * -ENOENT if the transfer ended SVOD_ASYNC_HISTORY or more submissions ago
+ * and its result is no longer kept; -ETIME if it has not ended at
+ * @deadline_ns; -ERESTARTSYS on a signal (the call restarts with the same
+ * deadline).
+ */
+int svod_async_wait(struct svod_async *q, u64 seqno, s64 deadline_ns,
+		    u64 *done, int *status)
+{
+	struct svod_async_job *job = NULL;
+	long ret;
+
+	if (deadline_ns < 0)
+		return -EINVAL;
+	spin_lock(&q->lock);
+	if (!seqno || seqno > q->seqno) {
+		spin_unlock(&q->lock);
+		return -EINVAL;
+	}
+	job = q->ring[seqno % SVOD_ASYNC_HISTORY];
+	if (job && job->fence.seqno == seqno)
+		dma_fence_get(&job->fence);
+	else
+		job = NULL;
+	spin_unlock(&q->lock);
+	if (!job)
+		return -ENOENT;
+
+	ret = dma_fence_wait_timeout(&job->fence, true,
+				     svod_async_timeout(deadline_ns));
+	if (ret >= 0 && !dma_fence_is_signaled(&job->fence))
+		ret = -ETIME;
+	if (ret >= 0) {
+		spin_lock_irq(&job->lock);
+		*done = job->done;
+		*status = job->status;
+		spin_unlock_irq(&job->lock);
+		ret = 0;
+	}
+	dma_fence_put(&job->fence);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(svod_async_wait);
+
+/**
+ * svod_async_show() - the queue's fdinfo lines
+ * @q: the file's queue
+ * @m: the seq_file
+ *
+ * Context: process context.
+ */
+void svod_async_show(struct svod_async *q, struct seq_file *m)
+{
+	unsigned int inflight;
+	unsigned long pinned;
+	u64 seqno;
+
+	spin_lock(&q->lock);
+	inflight = q->inflight;
+	pinned = q->pinned;
+	seqno = q->seqno;
+	spin_unlock(&q->lock);
+	seq_printf(m, "svod-async-seqno:\t%llu\n", seqno);
+	seq_printf(m, "svod-async-inflight:\t%u\n", inflight);
+	seq_printf(m, "svod-async-pinned:\t%lu KiB\n", pinned * (PAGE_SIZE / SZ_1K));
+}
+
+/**
+ * svod_async_module_init() - the workqueue every file's queue runs on
+ *
+ * Context: module init.
+ * Return: 0 or -ENOMEM.
+ */
+int svod_async_module_init(void)
+{
+	svod_async_wq = alloc_workqueue("svod_async", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	return svod_async_wq ? 0 : -ENOMEM;
+}
+
+/**
+ * svod_async_module_exit() - destroy the workqueue
+ *
+ * Context: module exit, every file released (so every queue is empty).
+ */
+void svod_async_module_exit(void)
+{
+	destroy_workqueue(svod_async_wq);
+}
