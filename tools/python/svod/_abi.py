@@ -17,6 +17,8 @@ TIER_GONE = 1 << 0
 ALLOC_MAPPABLE = 1 << 0
 XFER_CPU = 1 << 0
 XFER_DMA = 1 << 1
+XFER_ASYNC = 1 << 2
+XFER_FENCE_FD = 1 << 3
 PLAN_ALLOC = 1
 PLAN_FREE = 2
 PLAN_TLSF = 0
@@ -88,6 +90,7 @@ class Xfer(ctypes.Structure):
     _fields_ = [
         ("handle", u64), ("offset", u64), ("user_ptr", u64), ("length", u64),
         ("flags", u32), ("pad", u32), ("done", u64), ("resume", u64),
+        ("seqno", u64), ("fence_fd", ctypes.c_int32), ("pad2", u32),
     ]
 
 
@@ -114,9 +117,17 @@ class MapOffset(ctypes.Structure):
     ]
 
 
+class Wait(ctypes.Structure):
+    """``struct svod_wait``."""
+    _fields_ = [
+        ("seqno", u64), ("deadline_ns", ctypes.c_int64), ("done", u64),
+        ("status", ctypes.c_int32), ("flags", u32),
+    ]
+
+
 SIZE_VER0 = {
     Query: 24, TierInfo: 152, Alloc: 48, Free: 16, Resolve: 32, Xfer: 48,
-    Plan: 64, MapOffset: 32,
+    Plan: 64, MapOffset: 32, Wait: 32,
 }
 
 _IOC_WRITE = 1
@@ -135,6 +146,7 @@ IOCTL_STAGE = _ioc(_IOC_READ | _IOC_WRITE, 0x04, Xfer)
 IOCTL_READ = _ioc(_IOC_READ | _IOC_WRITE, 0x05, Xfer)
 IOCTL_PLAN = _ioc(_IOC_READ | _IOC_WRITE, 0x06, Plan)
 IOCTL_MAP_OFFSET = _ioc(_IOC_READ | _IOC_WRITE, 0x07, MapOffset)
+IOCTL_WAIT = _ioc(_IOC_READ | _IOC_WRITE, 0x08, Wait)
 
 
 def ioctl(fd, request, arg):
