@@ -18,7 +18,10 @@
  * transfer must still be in flight after the calls, and completes whole.
  *
  * Unbind under load: three threads allocate, STAGE, READ back and free on
- * the second device's tier while it is unbound. No READ returns other bytes
+ * the second device's tier while it is unbound; one of them stages
+ * asynchronously (four transfers queued at once, then waited for), so
+ * transfers are queued and running when the unbind comes: each ends with
+ * its bytes in place or ENODEV. No READ returns other bytes
  * than its STAGE wrote; every STAGE, READ or ALLOC started after the unbind
  * returned fails with ENODEV (ALLOC: or ENOENT); the BAR, read through
  * sysfs resource2, does not change after the unbind while the threads go
@@ -282,6 +285,7 @@ struct loader {
 	uint32_t id;
 	uint64_t seed;
 	unsigned int ops, after, after_fill, bad_after, mismatches, surprises;
+	int async;
 };
 
 /* 0: bound; 1: unbind returned; 2: the BAR holds the sentinel. */
@@ -290,6 +294,33 @@ static int unbound, stop;
 static int expected(int ret, int is_alloc)
 {
 	return !ret || ret == -ENODEV || ret == -EINTR || (is_alloc && ret == -ENOENT);
+}
+
+/*
+ * The asynchronous loader's STAGE: four quarters queued at once, then
+ * waited for; the first error of a submission or of a transfer.
+ */
+static int stage_async(int lfd, uint64_t handle, const uint8_t *src)
+{
+	struct svod_xfer x[4];
+	struct svod_wait w;
+	int n, i, ret = 0, r;
+
+	for (n = 0; n < 4; n++) {
+		x[n] = (struct svod_xfer){ .handle = handle, .offset = n * (LOAD_LEN / 4),
+					   .user_ptr = (uintptr_t)(src + n * (LOAD_LEN / 4)),
+					   .length = LOAD_LEN / 4, .flags = SVOD_XFER_ASYNC };
+		ret = svod_ioctl(lfd, SVOD_IOCTL_STAGE, &x[n]);
+		if (ret)
+			break;
+	}
+	for (i = 0; i < n; i++) {
+		w = (struct svod_wait){ .seqno = x[i].seqno, .deadline_ns = INT64_MAX };
+		r = svod_ioctl(lfd, SVOD_IOCTL_WAIT, &w);
+		if (!ret)
+			ret = r ? r : w.status;
+	}
+	return ret;
 }
 
 static void *load(void *arg)
@@ -317,7 +348,8 @@ static void *load(void *arg)
 		if (ret)
 			continue;
 		after = __atomic_load_n(&unbound, __ATOMIC_ACQUIRE);
-		ret = svod_stage(lfd, a.handle, 0, src, LOAD_LEN, SVOD_XFER_CPU, NULL);
+		ret = l->async ? stage_async(lfd, a.handle, src) :
+				 svod_stage(lfd, a.handle, 0, src, LOAD_LEN, SVOD_XFER_CPU, NULL);
 		l->bad_after += after && ret != -ENODEV;
 		l->surprises += !expected(ret, 0);
 		if (!ret) {
@@ -381,6 +413,7 @@ static void start_loaders(struct loader *l, uint32_t id, uint64_t seed)
 		memset(&l[i], 0, sizeof(l[i]));
 		l[i].id = id;
 		l[i].seed = seed + i + 1;
+		l[i].async = i == 0;
 		pthread_create(&l[i].thread, NULL, load, &l[i]);
 	}
 }
