@@ -27,7 +27,8 @@
  * - async_timeout_ms: a transfer past it fails with ETIMEDOUT in whole
  *   chunks and the next one works;
  * - a fence keeps svod.ko referenced (/sys/module/svod/refcnt) until its
- *   last holder closes it; fdinfo shows what is in flight.
+ *   last holder closes it; fdinfo shows what is in flight;
+ * - libsvod's svod_stage_async(), svod_read_async() and svod_wait().
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -46,7 +47,7 @@
 #include "common.h"
 #include "tap.h"
 
-#define NR_CASES	33
+#define NR_CASES	34
 
 #define MIB		(1u << 20)
 #define BIG		(16 * MIB)
@@ -452,6 +453,31 @@ static void test_limits(void)
 		close(f);
 }
 
+/* libsvod's wrappers: the same calls, the fence fd on request. */
+static void test_libsvod(void)
+{
+	struct svod_alloc a = { 0 };
+	uint64_t s1 = 0, s2 = 0, done = 0, done2 = 0;
+	int f = ht_open(), ret, st = -1, st2 = -1, ffd = -1, einval;
+
+	ret = f < 0 ? f : svod_alloc(f, tier.id, MIB, 0, &a);
+	ret = ret ? ret : svod_stage_async(f, a.handle, 0, src, MIB, 0, &s1, &ffd);
+	memset(dst, 0, MIB);
+	ret = ret ? ret : svod_read_async(f, a.handle, 0, dst, MIB, 0, &s2, NULL);
+	ret = ret ? ret : svod_wait(f, s2, -1, &st2, &done2);
+	ret = ret ? ret : svod_wait(f, s1, 0, &st, &done);
+	einval = f < 0 ? 0 : svod_wait(f, s2 + 1, 0, NULL, NULL);
+	tap_ok(!ret && s1 == 1 && s2 == 2 && ffd >= 0 && !st && !st2 && done == MIB &&
+	       done2 == MIB && !memcmp(src, dst, MIB) && einval == -EINVAL,
+	       "libsvod_stage_read_async_wait (%s, seqnos %llu %llu, fd %d, status %d %d, "
+	       "beyond: %s)", ht_err(ret), (unsigned long long)s1, (unsigned long long)s2, ffd,
+	       st, st2, ht_err(einval));
+	if (ffd >= 0)
+		close(ffd);
+	if (f >= 0)
+		close(f);
+}
+
 int main(void)
 {
 	int ret;
@@ -472,5 +498,6 @@ int main(void)
 	test_free();
 	test_close_and_kill();
 	test_limits();
+	test_libsvod();
 	return tap_done();
 }

@@ -13,6 +13,15 @@
  *    and the pair at the smallest size for where the time goes. Medians;
  *    the ratio to ENOTTY is the median of the rounds' own ratios.
  *
+ * 3. Overlap: a loop over OV_BUFS buffers that stages buffer k+1 while it
+ *    computes on buffer k (SVOD_XFER_ASYNC, then WAIT), against the same
+ *    loop with synchronous stages. The compute is a fixed amount of CPU
+ *    work per buffer, calibrated to one synchronous stage's own time, so
+ *    transfer and compute are about equal (where overlap gains most:
+ *    close to 2x). "bound" is max(total transfer, total compute) as the
+ *    synchronous loop measured them in the same round; the ratio
+ *    async/bound is 1.00 for a perfect overlap. Medians of OV_ROUNDS.
+ *
  * Each CPU figure is the median of BENCH_ROUNDS timed batches of about
  * BENCH_ROUND_MS; the ioctl and the direct copy take turns batch by batch,
  * and the clock is read per batch, never per copy (see measure()); the
@@ -47,7 +56,7 @@ static const uint32_t sizes[] = {
 };
 
 /* Stage and read per size, then the ioctl pair at 4 levels of live allocations. */
-#define NR_CASES	(ARRAY_SIZE(sizes) * 2 + 4)
+#define NR_CASES	(ARRAY_SIZE(sizes) * 2 + 4 + 1)
 
 static int fd = -1;
 static struct svod_tier_info tier;
@@ -371,6 +380,123 @@ static void bench_alloc_free(void)
 			close(files[f]);
 }
 
+#define OV_BUFS		8
+#define OV_LEN		(4u << 20)
+#define OV_ROUNDS	5
+
+static volatile uint64_t ov_sink;
+
+/* The "compute" of one buffer: a dependent chain of @iters multiplies. */
+static void ov_compute(const uint8_t *buf, uint64_t iters)
+{
+	uint64_t x = buf[0] | 1, i;
+
+	for (i = 0; i < iters; i++)
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+	ov_sink = x;
+}
+
+/* Multiplies per second of ov_compute(), from a 50 ms run. */
+static double ov_rate(const uint8_t *buf)
+{
+	uint64_t n = 1u << 20;
+	double t;
+
+	for (;;) {
+		t = now_s();
+		ov_compute(buf, n);
+		t = now_s() - t;
+		if (t > 0.05)
+			return n / t;
+		n *= 2;
+	}
+}
+
+/*
+ * One round of each loop. @xfer and @comp: the synchronous loop's time in
+ * STAGE and in compute. Return: 0 or the first error.
+ */
+static int ov_round(uint64_t h, const uint8_t *src, uint64_t iters, double *sync_s,
+		    double *async_s, double *xfer, double *comp)
+{
+	uint64_t seq[OV_BUFS];
+	double t0, t1;
+	int k, ret = 0, st = 0;
+
+	*xfer = *comp = 0;
+	t0 = now_s();
+	for (k = 0; k < OV_BUFS && !ret; k++) {
+		t1 = now_s();
+		ret = svod_stage(fd, h, (uint64_t)k * OV_LEN, src + (size_t)k * OV_LEN, OV_LEN,
+				 SVOD_XFER_CPU, NULL);
+		*xfer += now_s() - t1;
+		t1 = now_s();
+		ov_compute(src + (size_t)k * OV_LEN, iters);
+		*comp += now_s() - t1;
+	}
+	*sync_s = now_s() - t0;
+
+	t0 = now_s();
+	ret = ret ? ret : svod_stage_async(fd, h, 0, src, OV_LEN, SVOD_XFER_CPU, &seq[0], NULL);
+	for (k = 0; k < OV_BUFS && !ret && !st; k++) {
+		if (k + 1 < OV_BUFS)
+			ret = svod_stage_async(fd, h, (uint64_t)(k + 1) * OV_LEN,
+					       src + (size_t)(k + 1) * OV_LEN, OV_LEN,
+					       SVOD_XFER_CPU, &seq[k + 1], NULL);
+		ret = ret ? ret : svod_wait(fd, seq[k], -1, &st, NULL);
+		ov_compute(src + (size_t)k * OV_LEN, iters);
+	}
+	*async_s = now_s() - t0;
+	return ret ? ret : st;
+}
+
+static void bench_overlap(void)
+{
+	double sync_s[OV_ROUNDS], async_s[OV_ROUNDS], bound[OV_ROUNDS], ratio[OV_ROUNDS];
+	double xfer, comp, one[5], rate;
+	uint8_t *src = malloc((size_t)OV_BUFS * OV_LEN);
+	struct svod_alloc a = { 0 };
+	uint64_t iters;
+	int ret, i;
+
+	ret = src ? svod_alloc(fd, tier.id, (uint64_t)OV_BUFS * OV_LEN, 0, &a) : -ENOMEM;
+	if (ret) {
+		tap_ok(0, "bench_overlap_cpu (%s)", ht_err(ret));
+		free(src);
+		return;
+	}
+	memset(src, 0x5c, (size_t)OV_BUFS * OV_LEN);
+	/* Calibrate: the compute of one buffer takes one STAGE's time. */
+	for (i = 0; i < 5 && !ret; i++) {
+		one[i] = now_s();
+		ret = svod_stage(fd, a.handle, 0, src, OV_LEN, SVOD_XFER_CPU, NULL);
+		one[i] = now_s() - one[i];
+	}
+	qsort(one, 5, sizeof(one[0]), cmp_double);
+	rate = ov_rate(src);
+	iters = (uint64_t)(one[2] * rate);
+	for (i = 0; i < OV_ROUNDS && !ret; i++) {
+		ret = ov_round(a.handle, src, iters, &sync_s[i], &async_s[i], &xfer, &comp);
+		bound[i] = xfer > comp ? xfer : comp;
+		ratio[i] = async_s[i] / bound[i];
+	}
+	if (!ret) {
+		qsort(sync_s, OV_ROUNDS, sizeof(double), cmp_double);
+		qsort(async_s, OV_ROUNDS, sizeof(double), cmp_double);
+		qsort(bound, OV_ROUNDS, sizeof(double), cmp_double);
+		qsort(ratio, OV_ROUNDS, sizeof(double), cmp_double);
+		printf("# bench: overlap cpu: sync %.1f ms, async %.1f ms, bound %.1f ms, ratio %.2f, "
+		       "sync/async %.2fx (%u buffers of %u MiB, one STAGE %.1f ms, medians of %u rounds)\n",
+		       sync_s[OV_ROUNDS / 2] * 1e3, async_s[OV_ROUNDS / 2] * 1e3,
+		       bound[OV_ROUNDS / 2] * 1e3, ratio[OV_ROUNDS / 2],
+		       sync_s[OV_ROUNDS / 2] / async_s[OV_ROUNDS / 2], OV_BUFS, OV_LEN >> 20,
+		       one[2] * 1e3, OV_ROUNDS);
+	}
+	tap_ok(!ret, "bench_overlap_cpu (%s)", ht_err(ret));
+	svod_free(fd, a.handle);
+	free(src);
+}
+
 int main(void)
 {
 	volatile uint8_t *wc = NULL;
@@ -390,6 +516,7 @@ int main(void)
 	wc = map_wc(&wc_len);
 	bench_cpu(buf, wc);
 	bench_alloc_free();
+	bench_overlap();
 	if (wc)
 		munmap((void *)wc, wc_len);
 	close(fd);

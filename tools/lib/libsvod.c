@@ -18,6 +18,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "libsvod.h"
@@ -601,6 +602,121 @@ int svod_read_interruptible(int fd, uint64_t handle, uint64_t offset, void *buf,
 {
 	return svod_xfer(fd, SVOD_IOCTL_READ, handle, offset, (uintptr_t)buf,
 			 length, flags, done, true);
+}
+
+/* One asynchronous submission; the driver checks everything else. */
+static int svod_xfer_async(int fd, unsigned long cmd, uint64_t handle, uint64_t offset,
+			   uintptr_t buf, uint64_t length, uint32_t flags,
+			   uint64_t *seqno, int *fence_fd)
+{
+	struct svod_xfer x = {
+		.handle = handle,
+		.offset = offset,
+		.user_ptr = buf,
+		.length = length,
+		.flags = flags | SVOD_XFER_ASYNC | (fence_fd ? SVOD_XFER_FENCE_FD : 0),
+	};
+	int ret = svod_ioctl(fd, cmd, &x);
+
+	if (!ret) {
+		if (seqno)
+			*seqno = x.seqno;
+		if (fence_fd)
+			*fence_fd = x.fence_fd;
+	}
+	return ret;
+}
+
+/**
+ * svod_stage_async() - queue a STAGE and return at once
+ * @fd: descriptor of /dev/svod
+ * @handle: the handle
+ * @offset: byte offset inside the allocation
+ * @buf: source bytes; must stay mapped and unchanged until the transfer
+ *	ends (the driver pinned its pages: unmapping it does not stop the
+ *	transfer, changing it changes what lands)
+ * @length: bytes; 0 is a no-op (it still takes a timeline value)
+ * @flags: SVOD_XFER_CPU or 0 (the asynchronous path runs on the CPU engine)
+ * @seqno: out (may be NULL): the transfer's value on the file's timeline,
+ *	what svod_wait() takes
+ * @fence_fd: out (NULL: no fence fd): a sync_file (O_CLOEXEC) that
+ *	signals when the transfer ends, for poll() or another driver; the
+ *	caller closes it
+ *
+ * Context: any thread.
+ * Return: 0 once queued; -errno as the synchronous call before anything
+ * moves, or -EAGAIN (too many transfers in flight: svod_wait() for one and
+ * retry), -EFBIG (larger than the driver's pinning cap: split it),
+ * -EMFILE (no fd for the fence). The transfer's own result comes from
+ * svod_wait() or the fence.
+ */
+int svod_stage_async(int fd, uint64_t handle, uint64_t offset, const void *buf,
+		     uint64_t length, uint32_t flags, uint64_t *seqno, int *fence_fd)
+{
+	return svod_xfer_async(fd, SVOD_IOCTL_STAGE, handle, offset, (uintptr_t)buf,
+			       length, flags, seqno, fence_fd);
+}
+
+/**
+ * svod_read_async() - queue a READ and return at once
+ * @fd: descriptor of /dev/svod
+ * @handle: the handle
+ * @offset: byte offset inside the allocation
+ * @buf: destination; its bytes are written until the transfer ends
+ * @length: bytes
+ * @flags: as svod_stage_async()
+ * @seqno: as svod_stage_async()
+ * @fence_fd: as svod_stage_async()
+ *
+ * Context: any thread.
+ * Return: as svod_stage_async().
+ */
+int svod_read_async(int fd, uint64_t handle, uint64_t offset, void *buf,
+		    uint64_t length, uint32_t flags, uint64_t *seqno, int *fence_fd)
+{
+	return svod_xfer_async(fd, SVOD_IOCTL_READ, handle, offset, (uintptr_t)buf,
+			       length, flags, seqno, fence_fd);
+}
+
+/**
+ * svod_wait() - wait for the end of an asynchronous transfer
+ * @fd: descriptor of /dev/svod the transfer was queued on
+ * @seqno: its timeline value
+ * @timeout_ms: how long to wait; 0 only looks, negative waits for ever
+ * @status: out (may be NULL): 0, or the transfer's negative errno
+ *	(-ECANCELED: its allocation was freed; -ENODEV: its device went
+ *	away; -ETIMEDOUT: it ran past async_timeout_ms; -EFAULT...)
+ * @done: out (may be NULL): bytes of the transfer moved
+ *
+ * A signal does not end the wait (the deadline is absolute, so the retry
+ * waits no longer than asked).
+ *
+ * Context: any thread.
+ * Return: 0 once the transfer has ended (*@status says how); -ETIME if it
+ * has not within @timeout_ms; -EINVAL for a @seqno never given on @fd;
+ * -ENOENT if its result is no longer kept (256 or more later submissions).
+ */
+int svod_wait(int fd, uint64_t seqno, int timeout_ms, int *status, uint64_t *done)
+{
+	struct svod_wait w = { .seqno = seqno, .deadline_ns = INT64_MAX };
+	struct timespec now;
+	int ret;
+
+	if (timeout_ms >= 0) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		w.deadline_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec +
+				(int64_t)timeout_ms * 1000000;
+	}
+	do
+		ret = svod_ioctl(fd, SVOD_IOCTL_WAIT, &w);
+	while (ret == -EINTR);
+	if (!ret) {
+		if (status)
+			*status = w.status;
+		if (done)
+			*done = w.done;
+	}
+	return ret;
 }
 
 /**

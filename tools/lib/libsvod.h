@@ -80,6 +80,18 @@ int svod_stage_interruptible(int fd, uint64_t handle, uint64_t offset, const voi
 			     uint64_t length, uint32_t flags, uint64_t *done);
 int svod_read_interruptible(int fd, uint64_t handle, uint64_t offset, void *buf,
 			    uint64_t length, uint32_t flags, uint64_t *done);
+
+/*
+ * Asynchronous transfers (Documentation/uapi.rst, "Asynchronous STAGE and
+ * READ"): queued on the open file, run in order by the driver's worker;
+ * svod_wait() or the optional sync_file fd says when each has ended.
+ */
+int svod_stage_async(int fd, uint64_t handle, uint64_t offset, const void *buf,
+		     uint64_t length, uint32_t flags, uint64_t *seqno, int *fence_fd);
+int svod_read_async(int fd, uint64_t handle, uint64_t offset, void *buf,
+		    uint64_t length, uint32_t flags, uint64_t *seqno, int *fence_fd);
+int svod_wait(int fd, uint64_t seqno, int timeout_ms, int *status, uint64_t *done);
+
 int svod_plan(int fd, struct svod_plan *plan);
 
 /*
