@@ -13,6 +13,7 @@ from .errors import (DeviceGoneError, QuotaError, StaleHandleError,
                      StorageExhaustedError, TransferInterrupted)
 from .planner import (PlanError, PlanExhaustedError, PlanResult, TLSFAllocator,
                       plan)
+from .transfer import Transfer
 
 __version__ = "0.2.0"
 
@@ -20,5 +21,5 @@ __all__ = [
     "StorageAllocator", "StorageHandle", "StaleHandleError",
     "StorageExhaustedError", "QuotaError", "DeviceGoneError",
     "TransferInterrupted", "Tier", "tiers", "plan", "PlanResult",
-    "PlanError", "PlanExhaustedError", "TLSFAllocator", "DEFAULT_PATH",
+    "PlanError", "PlanExhaustedError", "TLSFAllocator", "DEFAULT_PATH", "Transfer",
 ]

@@ -17,6 +17,7 @@ from . import _abi
 from .device import DEFAULT_PATH, open_device, query_tiers
 from .errors import (DeviceGoneError, StaleHandleError, StorageExhaustedError,
                      TransferInterrupted, from_oserror)
+from .transfer import Transfer
 
 # One token per allocator for the life of the process, as in the reference:
 # the id() of a discarded object can be reused and would let a stale handle
@@ -222,6 +223,40 @@ class StorageAllocator:
         del keep
         return bytes(buf)
 
+    def stage_async(self, handle, data, *, offset=0, engine=None):
+        """Queue a write of ``data`` into the handle's allocation and return
+        at once: a :class:`svod.transfer.Transfer` (``done()``,
+        ``result()``, ``fileno()``, ``await``). The driver makes every check
+        :meth:`stage` makes before it returns; ``data`` is kept alive, and
+        must not change, until the transfer ends. ``engine``: ``None``,
+        ``"auto"`` or ``"cpu"`` (the asynchronous path runs on the CPU).
+        Raises as :meth:`stage`, and :class:`OSError` ``EAGAIN`` when the
+        file has too many transfers in flight (wait for one)."""
+        kernel_handle, _, capacity = self._resolve(handle)
+        addr, nbytes, keep = _buffer(data)
+        if offset < 0 or offset > capacity:
+            raise ValueError(f"offset {offset} is outside the handle's {capacity}-byte grant")
+        if nbytes > capacity - offset:
+            raise ValueError(f"{nbytes} bytes exceeds the handle's {capacity}-byte grant")
+        x = self._submit(_abi.IOCTL_STAGE, kernel_handle, offset, addr, nbytes, engine, "stage")
+        return Transfer(self._fileno(), x.seqno, x.fence_fd, nbytes, keep, what="stage")
+
+    def read_async(self, handle, nbytes=None, offset=0, *, engine=None):
+        """Queue a read of ``nbytes`` (default: the rest of the grant) from
+        byte ``offset``; the :class:`svod.transfer.Transfer`'s ``result()``
+        (or ``await``) gives the ``bytes``."""
+        kernel_handle, _, capacity = self._resolve(handle)
+        if offset < 0 or offset > capacity:
+            raise ValueError(f"offset {offset} is outside the handle's {capacity}-byte grant")
+        if nbytes is None:
+            nbytes = capacity - offset
+        if nbytes < 0 or nbytes > capacity - offset:
+            raise ValueError(f"{nbytes} bytes at offset {offset} exceeds the handle's {capacity}-byte grant")
+        buf = bytearray(nbytes)
+        addr, _, keep = _buffer(buf)
+        x = self._submit(_abi.IOCTL_READ, kernel_handle, offset, addr, nbytes, engine, "read")
+        return Transfer(self._fileno(), x.seqno, x.fence_fd, nbytes, keep, out=buf, what="read")
+
     def map(self, handle):
         """A writable ``memoryview`` of the handle's whole allocation, mapped
         from the device (``SVOD_IOCTL_MAP_OFFSET`` and ``mmap``,
@@ -317,6 +352,21 @@ class StorageAllocator:
         if (req.tier, req.device_addr, req.capacity) != (self._tier_id, handle.base, handle.capacity):
             raise self._stale(handle)
         return kernel_handle, req.device_addr, req.capacity
+
+    def _submit(self, cmd, kernel_handle, offset, addr, length, engine, what):
+        if engine not in (None, "auto", "cpu"):
+            raise ValueError(f"engine must be one of None, 'auto', 'cpu' for an asynchronous "
+                             f"transfer, not {engine!r}")
+        x = _abi.Xfer(handle=kernel_handle, offset=offset, user_ptr=addr or 0, length=length,
+                      flags=_ENGINES[engine] | _abi.XFER_ASYNC | _abi.XFER_FENCE_FD)
+        while True:
+            try:
+                _abi.ioctl(self._fileno(), cmd, x)
+            except InterruptedError:
+                continue
+            except OSError as err:
+                raise from_oserror(err, f"{what} of {length} bytes at offset {offset}") from None
+            return x
 
     def _xfer(self, cmd, kernel_handle, offset, addr, length, engine, what):
         if engine not in _ENGINES:

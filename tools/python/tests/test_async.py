@@ -1,0 +1,101 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Asynchronous staging from Python, on /dev/svod: stage_async() and
+read_async() return a Transfer that works as a future, with selectors and
+with asyncio."""
+import asyncio
+import errno
+import os
+import selectors
+
+import pytest
+
+import svod
+from conftest import DEVICE, have_device
+
+pytestmark = pytest.mark.skipif(not have_device(), reason=f"no {DEVICE}")
+
+MIB = 1 << 20
+
+
+@pytest.fixture
+def alloc(shape):
+    with svod.StorageAllocator(path=DEVICE, **shape) as a:
+        yield a
+
+
+def pattern(n, seed):
+    block = bytes((i * 7 + seed) & 0xFF for i in range(256))
+    return (block * (n // 256 + 1))[:n]
+
+
+def test_stage_async_result_and_read_async(alloc):
+    h = alloc.allocate(2 * MIB)
+    data = pattern(2 * MIB, 5)
+    t = alloc.stage_async(h, data)
+    assert t.seqno == 1 and t.fileno() >= 0
+    assert t.result(timeout=60) is None
+    assert t.done() and t.done_bytes == 2 * MIB
+    r = alloc.read_async(h, MIB, offset=MIB)
+    assert r.seqno == 2
+    assert r.result() == data[MIB:]
+    with pytest.raises(ValueError):
+        r.fileno()                                      # closed by result()
+    with pytest.raises(ValueError):
+        alloc.stage_async(h, b"x", offset=2 * MIB)
+    with pytest.raises(ValueError):
+        alloc.stage_async(h, b"x", engine="dma")
+
+
+def test_selectors_sees_the_end(alloc):
+    h = alloc.allocate(4 * MIB)
+    ts = [alloc.stage_async(h, pattern(4 * MIB, k)) for k in range(3)]
+    sel = selectors.DefaultSelector()
+    for t in ts:
+        sel.register(t, selectors.EVENT_READ)
+    pending = set(ts)
+    while pending:
+        for key, _ in sel.select(timeout=60):
+            sel.unregister(key.fileobj)
+            assert key.fileobj.done()
+            pending.discard(key.fileobj)
+    sel.close()
+    for t in ts:
+        t.result(timeout=0)
+    assert alloc.read(h) == pattern(4 * MIB, 2)       # in submission order
+
+
+def test_asyncio_await(alloc):
+    h = alloc.allocate(4 * MIB)
+
+    async def main():
+        await alloc.stage_async(h, pattern(4 * MIB, 9))
+        halves = await asyncio.gather(alloc.read_async(h, 2 * MIB),
+                                      alloc.read_async(h, 2 * MIB, offset=2 * MIB))
+        return b"".join(halves)
+
+    assert asyncio.run(main()) == pattern(4 * MIB, 9)
+
+
+def test_free_cancels_what_is_queued(alloc):
+    h = alloc.allocate(16 * MIB)
+    data = pattern(16 * MIB, 1)
+    ts = [alloc.stage_async(h, data) for _ in range(4)]
+    alloc.free(h)
+    outcomes = []
+    for t in ts:
+        try:
+            t.result(timeout=60)
+            outcomes.append(0)
+        except OSError as err:
+            outcomes.append(err.errno)
+    assert outcomes[-1] == errno.ECANCELED               # 48 MiB ahead of it
+    assert set(outcomes) <= {0, errno.ECANCELED}
+
+
+def test_dropping_a_transfer_waits_for_it(alloc):
+    h = alloc.allocate(8 * MIB)
+    t = alloc.read_async(h)
+    fd = t.fileno()
+    del t                                               # waits, then closes
+    with pytest.raises(OSError):
+        os.fstat(fd)
