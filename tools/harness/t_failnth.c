@@ -22,6 +22,10 @@
  * commit, the device unbound after a failed bind); the judge checks
  * kmemleak and the console afterwards.
  *
+ * An asynchronous STAGE with a fence fd sweeps the submission (the pinned
+ * buffer, the job, the timeline's history, the sync_file and its fd); the
+ * transfer's completion runs in the driver's worker and allocates nothing.
+ *
  * READ into a buffer whose second page lies in a fresh private mapping
  * (pinning it allocates the mapping's anon_vma, a page table, the page): a
  * failure there is a lack of memory, never EFAULT, so that sweep has more
@@ -43,7 +47,7 @@
 #include "common.h"
 #include "tap.h"
 
-#define NR_CASES	13
+#define NR_CASES	14
 
 #define DBG		"/sys/kernel/debug"
 #define MAX_STEPS	4000
@@ -324,6 +328,30 @@ static int call_read(struct ictx *c)
 	return xfer(c, SVOD_IOCTL_READ, faulted);
 }
 
+/*
+ * An asynchronous STAGE with a fence fd, then its end: every allocation is
+ * the submission's (the completion allocates nothing), so a failed point
+ * fails the call, which queues nothing; a call that went through is
+ * waited for and its fence closed.
+ */
+static int call_stage_async(struct ictx *c)
+{
+	struct svod_xfer x = {
+		.handle = c->a.handle, .user_ptr = (uintptr_t)faulted, .length = c->len,
+		.flags = SVOD_XFER_ASYNC | SVOD_XFER_FENCE_FD, .fence_fd = -1,
+	};
+	struct svod_wait w = { .deadline_ns = INT64_MAX };
+	int ret = svod_ioctl(fd, SVOD_IOCTL_STAGE, &x);
+
+	if (ret)
+		return ret;
+	w.seqno = x.seqno;
+	ret = svod_ioctl(fd, SVOD_IOCTL_WAIT, &w);
+	if (x.fence_fd >= 0)
+		close(x.fence_fd);
+	return ret ? ret : w.status;
+}
+
 /* Page 0 shared (faulted in), page 1 a fresh private mapping next to it. */
 static int prep_fresh(struct ictx *c)
 {
@@ -564,6 +592,8 @@ int main(void)
 	sweep_ioctl("free", mem_fault, prep_alloc, call_free, check_resolves, undo_free);
 	sweep_ioctl("resolve", mem_fault, prep_alloc, call_resolve, check_resolves, undo_free);
 	sweep_ioctl("stage", xfer_ok, prep_faulted, call_stage, check_resolves, undo_free);
+	sweep_ioctl("stage_async", (const int[]){ -ENOMEM, -EFAULT, -EMFILE, 0 }, prep_faulted,
+		    call_stage_async, check_resolves, undo_free);
 	sweep_read_pressure();
 	sweep_ioctl("plan", (const int[]){ -ENOMEM, -EFAULT, -EINTR, 0 }, NULL, call_plan,
 		    NULL, NULL);

@@ -205,19 +205,38 @@ def test_real_sigint_stops_within_a_chunk(alloc):
         signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
         landed.append(chunks_in_place())
 
-    watcher = threading.Thread(target=watch)
+    def attempt():
+        """The TransferInterrupted, or None if the stage ended first (the
+        SIGINT then lands after it, as a KeyboardInterrupt, while the
+        watcher is joined)."""
+        alloc.stage(None, h, bytes(length), engine="cpu")
+        landed.clear()
+        watcher = threading.Thread(target=watch)
+        try:
+            try:
+                watcher.start()
+                alloc.stage(None, h, data, engine="cpu")
+            finally:
+                watcher.join()
+        except svod.TransferInterrupted as exc:
+            return exc
+        except KeyboardInterrupt:
+            pass
+        return None
+
     try:
-        with pytest.raises(svod.TransferInterrupted) as info:
-            watcher.start()
-            alloc.stage(None, h, data, engine="cpu")
-        watcher.join()
-        exc = info.value
+        # A loaded host may let the whole stage finish before the watcher
+        # runs: that attempt proves nothing and is made again.
+        for _ in range(5):
+            exc = attempt()
+            if exc is not None:
+                break
+        assert exc is not None, "the stage finished before SIGINT, five times"
         assert exc.length == length and exc.done % chunk == 0
         assert exc.done <= (landed[0] + 1) * chunk < length, (exc.done, landed)
         assert alloc.read(h, exc.done) == data[:exc.done]
         assert alloc.read(h, length - exc.done, exc.done) == bytes(length - exc.done)
     finally:
-        watcher.join()
         mapping = view.obj
         view.release()
         mapping.close()
