@@ -42,6 +42,12 @@
 #define SVOD_MMAP_MAGIC		0x5e0d3a9bU
 
 /*
+ * What one fault fills at most: 32 page tables on x86-64, a few ms of a
+ * read hold of svod_mmap_sem, the whole of most mappings.
+ */
+#define SVOD_MMAP_FILL_BYTES	SZ_64M
+
+/*
  * Protects svod_mmap_space and struct svod_map.alloc of every range: faults
  * and mmap() read, offset creation and revocation write. Taken inside
  * mmap_lock and inside the tier and file locks.
@@ -310,32 +316,103 @@ static void svod_vm_close(struct vm_area_struct *vma)
 	svod_map_put(map);
 }
 
+/* One pass over a window's page tables: the PTEs it fills, from @pfn on. */
+struct svod_fill {
+	struct mm_struct *mm;
+	unsigned long pfn;
+	pgprot_t prot;
+};
+
+static int svod_fill_pte(pte_t *pte, unsigned long addr, void *data)
+{
+	struct svod_fill *fill = data;
+
+	/* A present entry stays: the faulting page, or a racing fault's. */
+	if (pte_none(ptep_get(pte)))
+		set_pte_at(fill->mm, addr, pte,
+			   pte_mkspecial(pfn_pte(fill->pfn, fill->prot)));
+	fill->pfn++;
+	return 0;
+}
+
+/*
+ * Is the PTE vmf_insert_pfn_prot() put in for @pfn at @addr the one
+ * svod_fill_pte() would write? It is unless the memory type the kernel
+ * looked up for the page (x86 PAT) differs from the vma's write-combined
+ * one: then the window is filled page by page, each page looked up.
+ */
+static bool svod_fill_prot_agrees(struct vm_area_struct *vma,
+				  unsigned long addr, unsigned long pfn)
+{
+	pte_t *ptep, pte, want;
+	spinlock_t *ptl;
+
+	if (follow_pte(vma->vm_mm, addr, &ptep, &ptl))
+		return false;
+	pte = ptep_get(ptep);
+	pte_unmap_unlock(ptep, ptl);
+	/* Accessed and dirty bits aside: an access may have set them since. */
+	want = pte_mkspecial(pfn_pte(pfn, vma->vm_page_prot));
+	return pte_same(pte_mkold(pte_mkclean(pte)),
+			pte_mkold(pte_mkclean(want)));
+}
+
+/*
+ * Fills the PTEs of [@start, @end) of @vma, @pfn the page of @start, but
+ * the faulting page, which is in already. Nothing is reported: a page left
+ * out (no memory for its page table) takes a fault of its own.
+ */
+static void svod_fill_window(struct vm_fault *vmf, unsigned long start,
+			     unsigned long end, unsigned long pfn)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct svod_fill fill = {
+		.mm = vma->vm_mm,
+		.pfn = pfn,
+		.prot = vma->vm_page_prot,
+	};
+	unsigned long addr;
+
+	if (svod_fill_prot_agrees(vma, vmf->address,
+				  pfn + ((vmf->address - start) >> PAGE_SHIFT))) {
+		apply_to_page_range(vma->vm_mm, start, end - start,
+				    svod_fill_pte, &fill);
+		return;
+	}
+	for (addr = start; addr < end; addr += PAGE_SIZE, pfn++) {
+		if (addr != vmf->address &&
+		    vmf_insert_pfn_prot(vma, addr, pfn, vma->vm_page_prot) &
+		    VM_FAULT_ERROR)
+			return;
+	}
+}
+
+/*
+ * Inserts the faulting page, then fills the rest of its window: the part
+ * of the vma in the SVOD_MMAP_FILL_BYTES-aligned block that holds it. All
+ * under svod_mmap_sem, so a revocation waits for the whole fill and then
+ * zaps it.
+ */
 static vm_fault_t svod_vm_fault(struct vm_fault *vmf)
 {
 	struct vm_area_struct *vma = vmf->vma;
 	struct svod_map *map = vma->vm_private_data;
-	unsigned long page = vmf->pgoff - map->pgoff;
-	unsigned long addr = vmf->address, end;
+	unsigned long first = vma->vm_pgoff - map->pgoff;
+	unsigned long addr = vmf->address, start, end;
+	unsigned long page = first + ((addr - vma->vm_start) >> PAGE_SHIFT);
 	vm_fault_t ret = VM_FAULT_SIGBUS;
 
-	/*
-	 * Insert from the faulting page on, up to the vma's end or the end of
-	 * the page table the faulting page's entry is in, whichever is first.
-	 */
-	end = min_t(unsigned long, vma->vm_end, (addr | ~PMD_MASK) + 1);
+	start = max(vma->vm_start, ALIGN_DOWN(addr, SVOD_MMAP_FILL_BYTES));
+	end = min(vma->vm_end, ALIGN_DOWN(addr, SVOD_MMAP_FILL_BYTES) +
+		  SVOD_MMAP_FILL_BYTES);
 	down_read(&svod_mmap_sem);
 	if (!map->alloc || page >= map->npages)
 		goto unlock;
-	for (; addr < end && page < map->npages; addr += PAGE_SIZE, page++) {
-		vm_fault_t r = vmf_insert_pfn_prot(vma, addr, map->pfn + page,
-						   vma->vm_page_prot);
-
-		/* Only the faulting page must go in; a present one is fine. */
-		if (addr == vmf->address)
-			ret = r;
-		if (r & VM_FAULT_ERROR)
-			break;
-	}
+	/* The one memory type lookup of the fault (track_pfn_insert()). */
+	ret = vmf_insert_pfn_prot(vma, addr, map->pfn + page, vma->vm_page_prot);
+	if (!(ret & VM_FAULT_ERROR) && end - start > PAGE_SIZE)
+		svod_fill_window(vmf, start, end, map->pfn + first +
+				 ((start - vma->vm_start) >> PAGE_SHIFT));
 unlock:
 	up_read(&svod_mmap_sem);
 	return ret;
