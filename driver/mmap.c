@@ -345,7 +345,7 @@ static bool svod_fill_prot_agrees(struct vm_area_struct *vma,
 				  unsigned long addr, unsigned long pfn)
 {
 	pte_t *ptep, pte, want;
-	spinlock_t *ptl;
+	spinlock_t *ptl;	/* the PTE page's lock, taken by follow_pte() */
 
 	if (follow_pte(vma->vm_mm, addr, &ptep, &ptl))
 		return false;
