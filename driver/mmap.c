@@ -13,7 +13,14 @@
  *   in any process, any file, after fork(), is found by
  *   unmap_mapping_range() on that range.
  * - Pages are inserted on demand by the fault handler, under svod_mmap_sem
- *   for read, only while the range still names its allocation.
+ *   for read, only while the range still names its allocation: the
+ *   faulting page with vmf_insert_pfn_prot() (on x86, the one lookup of
+ *   its PAT memory type), then the rest of its window in one pass over the
+ *   page tables (apply_to_page_range(), as i915's remap_io_mapping()), if
+ *   the faulting page's PTE shows the vma's write-combined protection is
+ *   the BAR's memory type. That type is held for the whole BAR by the device's own
+ *   write-combined ioremap, which outlives every PTE (removal revokes
+ *   first), so a mapping reserves none of its own.
  * - Revocation (FREE, release, device removal) clears the range's
  *   allocation and erases the range under svod_mmap_sem for write, then
  *   zaps every PTE of the range. A fault that came first inserted its pages
@@ -316,69 +323,70 @@ static void svod_vm_close(struct vm_area_struct *vma)
 	svod_map_put(map);
 }
 
-/* One pass over a window's page tables: the PTEs it fills, from @pfn on. */
+/*
+ * A pass over a window's page tables: the PTEs it fills, from @pfn on;
+ * @fault: the faulting page, which is in already; @other_type: its PTE is
+ * not the one the pass would write.
+ */
 struct svod_fill {
 	struct mm_struct *mm;
+	unsigned long fault;
 	unsigned long pfn;
 	pgprot_t prot;
+	bool other_type;
 };
 
 static int svod_fill_pte(pte_t *pte, unsigned long addr, void *data)
 {
 	struct svod_fill *fill = data;
+	pte_t old = ptep_get(pte), new = pte_mkspecial(pfn_pte(fill->pfn, fill->prot));
 
+	/*
+	 * vmf_insert_pfn_prot() gave the faulting page the memory type the
+	 * kernel looked up for it (x86 PAT). Unless that is the vma's
+	 * write-combined one, the window is filled page by page, each page
+	 * looked up. Accessed and dirty bits aside: an access may set them.
+	 */
+	if (addr == fill->fault &&
+	    !pte_same(pte_mkold(pte_mkclean(old)), pte_mkold(pte_mkclean(new)))) {
+		fill->other_type = true;
+		return -EBUSY;
+	}
 	/* A present entry stays: the faulting page, or a racing fault's. */
-	if (pte_none(ptep_get(pte)))
-		set_pte_at(fill->mm, addr, pte,
-			   pte_mkspecial(pfn_pte(fill->pfn, fill->prot)));
+	if (pte_none(old))
+		set_pte_at(fill->mm, addr, pte, new);
 	fill->pfn++;
 	return 0;
 }
 
 /*
- * Is the PTE vmf_insert_pfn_prot() put in for @pfn at @addr the one
- * svod_fill_pte() would write? It is unless the memory type the kernel
- * looked up for the page (x86 PAT) differs from the vma's write-combined
- * one: then the window is filled page by page, each page looked up.
- */
-static bool svod_fill_prot_agrees(struct vm_area_struct *vma,
-				  unsigned long addr, unsigned long pfn)
-{
-	pte_t *ptep, pte, want;
-	spinlock_t *ptl;	/* the PTE page's lock, taken by follow_pte() */
-
-	if (follow_pte(vma->vm_mm, addr, &ptep, &ptl))
-		return false;
-	pte = ptep_get(ptep);
-	pte_unmap_unlock(ptep, ptl);
-	/* Accessed and dirty bits aside: an access may have set them since. */
-	want = pte_mkspecial(pfn_pte(pfn, vma->vm_page_prot));
-	return pte_same(pte_mkold(pte_mkclean(pte)),
-			pte_mkold(pte_mkclean(want)));
-}
-
-/*
- * Fills the PTEs of [@start, @end) of @vma, @pfn the page of @start, but
- * the faulting page, which is in already. Nothing is reported: a page left
+ * Fills the PTEs of [@start, @end) of @vma, @pfn the page of @start, the
+ * faulting page in already: from the faulting page on (whose PTE the pass
+ * checks first), then the part before it. Nothing is reported: a page left
  * out (no memory for its page table) takes a fault of its own.
  */
 static void svod_fill_window(struct vm_fault *vmf, unsigned long start,
 			     unsigned long end, unsigned long pfn)
 {
 	struct vm_area_struct *vma = vmf->vma;
+	unsigned long addr = vmf->address;
 	struct svod_fill fill = {
 		.mm = vma->vm_mm,
-		.pfn = pfn,
+		.fault = addr,
+		.pfn = pfn + ((addr - start) >> PAGE_SHIFT),
 		.prot = vma->vm_page_prot,
 	};
-	unsigned long addr;
 
-	if (svod_fill_prot_agrees(vma, vmf->address,
-				  pfn + ((vmf->address - start) >> PAGE_SHIFT))) {
-		apply_to_page_range(vma->vm_mm, start, end - start,
-				    svod_fill_pte, &fill);
+	if (!apply_to_page_range(vma->vm_mm, addr, end - addr, svod_fill_pte,
+				 &fill)) {
+		fill.pfn = pfn;
+		if (start < addr)
+			apply_to_page_range(vma->vm_mm, start, addr - start,
+					    svod_fill_pte, &fill);
 		return;
 	}
+	if (!fill.other_type)
+		return;
 	for (addr = start; addr < end; addr += PAGE_SIZE, pfn++) {
 		if (addr != vmf->address &&
 		    vmf_insert_pfn_prot(vma, addr, pfn, vma->vm_page_prot) &

@@ -538,6 +538,9 @@ static void test_map_twice(void)
 #define PAT_MEMTYPES	"/sys/kernel/debug/x86/pat_memtype_list"
 #define MEMTYPE_MAPS	100000u
 #define MEMTYPE_GRANTS	10000u
+/* A kernel with kmemleak (the test kernel: KASAN, lockdep) is ~100x slower. */
+#define KMEMLEAK	"/sys/kernel/debug/kmemleak"
+#define MEMTYPE_DEBUG_DIV	20u
 
 /* Lines of PAT_MEMTYPES (a header, then one reservation each), or -errno. */
 static long pat_memtypes(void)
@@ -559,9 +562,10 @@ static long pat_memtypes(void)
 /*
  * No memory type reservation outlives a mapping: PAT's list of them
  * (x86 with PAT, debugfs) has as many lines after MEMTYPE_MAPS rounds of
- * mmap(), a write into both of its pages and munmap() of one grant, and
+ * mmap(), a write into its second page and munmap() of one grant, and
  * MEMTYPE_GRANTS rounds of ALLOC, MAP_OFFSET, mmap(), write, munmap() and
- * FREE, as before them. The list is seen to count: one more resource2_wc
+ * FREE, as before them (each count MEMTYPE_DEBUG_DIV times smaller on a
+ * kernel with kmemleak, to stay within a minute; the counts are printed). The list is seen to count: one more resource2_wc
  * mapping (which reserves its memory type at mmap()) is one more line.
  */
 static void test_memtype_no_leak(void)
@@ -570,7 +574,7 @@ static void test_memtype_no_leak(void)
 	struct svod_alloc a = {}, g;
 	uint64_t off = 0;
 	double t0 = now_s(), t1 = 0;
-	unsigned int n = 0, m = 0;
+	unsigned int n = 0, m = 0, div = access(KMEMLEAK, F_OK) ? 1 : MEMTYPE_DEBUG_DIV;
 	uint8_t *q;
 	void *w, *p;
 	int ret;
@@ -591,7 +595,7 @@ static void test_memtype_no_leak(void)
 	       "memtype_list_counts_a_resource2_wc_mapping (%ld, %ld with it)", before, during);
 	ret = svod_alloc_flags(fd, tier.id, 2 * page, 0, SVOD_ALLOC_MAPPABLE, &a);
 	ret = ret ? ret : svod_map_offset(fd, a.handle, &off, NULL);
-	for (; !ret && n < MEMTYPE_MAPS; n++) {
+	for (; !ret && n < MEMTYPE_MAPS / div; n++) {
 		p = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)off);
 		if (p == MAP_FAILED) {
 			ret = -errno;
@@ -604,7 +608,7 @@ static void test_memtype_no_leak(void)
 		ret = svod_free(fd, a.handle);
 	mid = pat_memtypes();
 	t1 = now_s();
-	for (; !ret && m < MEMTYPE_GRANTS; m++) {
+	for (; !ret && m < MEMTYPE_GRANTS / div; m++) {
 		ret = alloc_map(fd, 2 * page, &g, &q);
 		if (ret)
 			break;
@@ -1242,10 +1246,10 @@ static double first_touch_time(uint8_t *addr, uint32_t len, int f, uint64_t off,
 
 /*
  * First touch: mmap(), one memcpy() into every page, and the unmapping,
- * timed as one, through svod (a fault inserts pages up to the end of its
- * page table)
- * and through resource2_wc (every page inserted by mmap() itself), the two
- * alternating, at congruent addresses. Figures: interquartile means.
+ * timed as one, through svod (a fault fills up to 64 MiB of PTEs) and
+ * through resource2_wc (every page inserted by mmap() itself), the two
+ * alternating, at congruent addresses. Figures: interquartile means, and
+ * the page faults of one mapping's first touch on each side.
  */
 static void bench_first_touch(uint8_t *buf, uint32_t len, uint8_t *slot, uint64_t moff,
 			      uint64_t off, double *const t[NR_SIDES + 1])
