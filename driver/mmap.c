@@ -13,7 +13,14 @@
  *   in any process, any file, after fork(), is found by
  *   unmap_mapping_range() on that range.
  * - Pages are inserted on demand by the fault handler, under svod_mmap_sem
- *   for read, only while the range still names its allocation.
+ *   for read, only while the range still names its allocation: the
+ *   faulting page with vmf_insert_pfn_prot() (on x86, the one lookup of
+ *   its PAT memory type), then the rest of its window in one pass over the
+ *   page tables (apply_to_page_range(), as i915's remap_io_mapping()), if
+ *   the faulting page's PTE shows the vma's write-combined protection is
+ *   the BAR's memory type. That type is held for the whole BAR by the device's own
+ *   write-combined ioremap, which outlives every PTE (removal revokes
+ *   first), so a mapping reserves none of its own.
  * - Revocation (FREE, release, device removal) clears the range's
  *   allocation and erases the range under svod_mmap_sem for write, then
  *   zaps every PTE of the range. A fault that came first inserted its pages
@@ -40,6 +47,12 @@
 #include "mmap.h"
 
 #define SVOD_MMAP_MAGIC		0x5e0d3a9bU
+
+/*
+ * What one fault fills at most: 32 page tables on x86-64, a few ms of a
+ * read hold of svod_mmap_sem, the whole of most mappings.
+ */
+#define SVOD_MMAP_FILL_BYTES	SZ_64M
 
 /*
  * Protects svod_mmap_space and struct svod_map.alloc of every range: faults
@@ -310,32 +323,104 @@ static void svod_vm_close(struct vm_area_struct *vma)
 	svod_map_put(map);
 }
 
+/*
+ * A pass over a window's page tables: the PTEs it fills, from @pfn on;
+ * @fault: the faulting page, which is in already; @other_type: its PTE is
+ * not the one the pass would write.
+ */
+struct svod_fill {
+	struct mm_struct *mm;
+	unsigned long fault;
+	unsigned long pfn;
+	pgprot_t prot;
+	bool other_type;
+};
+
+static int svod_fill_pte(pte_t *pte, unsigned long addr, void *data)
+{
+	struct svod_fill *fill = data;
+	pte_t old = ptep_get(pte), new = pte_mkspecial(pfn_pte(fill->pfn, fill->prot));
+
+	/*
+	 * vmf_insert_pfn_prot() gave the faulting page the memory type the
+	 * kernel looked up for it (x86 PAT). Unless that is the vma's
+	 * write-combined one, the window is filled page by page, each page
+	 * looked up. Accessed and dirty bits aside: an access may set them.
+	 */
+	if (addr == fill->fault &&
+	    !pte_same(pte_mkold(pte_mkclean(old)), pte_mkold(pte_mkclean(new)))) {
+		fill->other_type = true;
+		return -EBUSY;
+	}
+	/* A present entry stays: the faulting page, or a racing fault's. */
+	if (pte_none(old))
+		set_pte_at(fill->mm, addr, pte, new);
+	fill->pfn++;
+	return 0;
+}
+
+/*
+ * Fills the PTEs of [@start, @end) of @vma, @pfn the page of @start, the
+ * faulting page in already: from the faulting page on (whose PTE the pass
+ * checks first), then the part before it. Nothing is reported: a page left
+ * out (no memory for its page table) takes a fault of its own.
+ */
+static void svod_fill_window(struct vm_fault *vmf, unsigned long start,
+			     unsigned long end, unsigned long pfn)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	unsigned long addr = vmf->address;
+	struct svod_fill fill = {
+		.mm = vma->vm_mm,
+		.fault = addr,
+		.pfn = pfn + ((addr - start) >> PAGE_SHIFT),
+		.prot = vma->vm_page_prot,
+	};
+
+	if (!apply_to_page_range(vma->vm_mm, addr, end - addr, svod_fill_pte,
+				 &fill)) {
+		fill.pfn = pfn;
+		if (start < addr)
+			apply_to_page_range(vma->vm_mm, start, addr - start,
+					    svod_fill_pte, &fill);
+		return;
+	}
+	if (!fill.other_type)
+		return;
+	for (addr = start; addr < end; addr += PAGE_SIZE, pfn++) {
+		if (addr != vmf->address &&
+		    vmf_insert_pfn_prot(vma, addr, pfn, vma->vm_page_prot) &
+		    VM_FAULT_ERROR)
+			return;
+	}
+}
+
+/*
+ * Inserts the faulting page, then fills the rest of its window: the part
+ * of the vma in the SVOD_MMAP_FILL_BYTES-aligned block that holds it. All
+ * under svod_mmap_sem, so a revocation waits for the whole fill and then
+ * zaps it.
+ */
 static vm_fault_t svod_vm_fault(struct vm_fault *vmf)
 {
 	struct vm_area_struct *vma = vmf->vma;
 	struct svod_map *map = vma->vm_private_data;
-	unsigned long page = vmf->pgoff - map->pgoff;
-	unsigned long addr = vmf->address, end;
+	unsigned long first = vma->vm_pgoff - map->pgoff;
+	unsigned long addr = vmf->address, start, end;
+	unsigned long page = first + ((addr - vma->vm_start) >> PAGE_SHIFT);
 	vm_fault_t ret = VM_FAULT_SIGBUS;
 
-	/*
-	 * Insert from the faulting page on, up to the vma's end or the end of
-	 * the page table the faulting page's entry is in, whichever is first.
-	 */
-	end = min_t(unsigned long, vma->vm_end, (addr | ~PMD_MASK) + 1);
+	start = max(vma->vm_start, ALIGN_DOWN(addr, SVOD_MMAP_FILL_BYTES));
+	end = min(vma->vm_end, ALIGN_DOWN(addr, SVOD_MMAP_FILL_BYTES) +
+		  SVOD_MMAP_FILL_BYTES);
 	down_read(&svod_mmap_sem);
 	if (!map->alloc || page >= map->npages)
 		goto unlock;
-	for (; addr < end && page < map->npages; addr += PAGE_SIZE, page++) {
-		vm_fault_t r = vmf_insert_pfn_prot(vma, addr, map->pfn + page,
-						   vma->vm_page_prot);
-
-		/* Only the faulting page must go in; a present one is fine. */
-		if (addr == vmf->address)
-			ret = r;
-		if (r & VM_FAULT_ERROR)
-			break;
-	}
+	/* The one memory type lookup of the fault (track_pfn_insert()). */
+	ret = vmf_insert_pfn_prot(vma, addr, map->pfn + page, vma->vm_page_prot);
+	if (!(ret & VM_FAULT_ERROR) && end - start > PAGE_SIZE)
+		svod_fill_window(vmf, start, end, map->pfn + first +
+				 ((start - vma->vm_start) >> PAGE_SHIFT));
 unlock:
 	up_read(&svod_mmap_sem);
 	return ret;
