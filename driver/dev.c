@@ -248,8 +248,14 @@ static int svod_dev_set_create(struct svod_dev *sdev, struct svod_dev_set *set)
 			}
 		}
 		if (IS_ERR(tier)) {
-			dev_err(&sdev->pdev->dev, "commit: tier %s: refused: size 0, align not a power of two, addresses wrap, reserved region outside the tier, or no memory (%ld)\n",
-				set->specs[i].name, PTR_ERR(tier));
+			const struct svod_tier_spec *spec = &set->specs[i];
+			const char *why = NULL;
+
+			if (PTR_ERR(tier) == -EINVAL)
+				why = svod_range_refusal(spec->base, spec->size, spec->align,
+							 spec->reserved, spec->nr_reserved);
+			dev_err(&sdev->pdev->dev, "commit: tier %s: refused: %s (%pe)\n",
+				spec->name, why ?: "could not be set up", tier);
 			return PTR_ERR(tier);
 		}
 		set->fresh[i] = tier;

@@ -281,6 +281,37 @@ static void init_row_desc(const struct init_row *row, char *desc)
 
 KUNIT_ARRAY_PARAM(init_rows, init_rows, init_row_desc);
 
+/* svod_range_refusal() agrees with svod_range_init() and names the reason. */
+static void refusal_names_the_reason(struct kunit *test)
+{
+	static const struct { const char *row, *why; } named[] = {
+		{ "capacity_zero", "size 0" },
+		{ "align_zero", "align not a power of two" },
+		{ "align_not_power_of_two", "align not a power of two" },
+		{ "end_overflows_u64", "base + size wraps around" },
+		{ "reserved_size_zero", "a reserved region of size 0" },
+		{ "reserved_below_base", "a reserved region outside the tier" },
+	};
+	const struct init_row *row;
+	unsigned int i, j, seen = 0;
+	const char *why;
+
+	for (i = 0; i < ARRAY_SIZE(init_rows); i++) {
+		row = &init_rows[i];
+		why = svod_range_refusal(row->base, row->capacity, row->align,
+					 row->regions, row->nr_regions);
+		KUNIT_EXPECT_EQ_MSG(test, !!why, row->err == -EINVAL, "%s", row->name);
+		for (j = 0; j < ARRAY_SIZE(named); j++) {
+			if (strcmp(row->name, named[j].row))
+				continue;
+			KUNIT_EXPECT_STREQ_MSG(test, why ?: "(none)", named[j].why, "%s",
+					       row->name);
+			seen++;
+		}
+	}
+	KUNIT_EXPECT_EQ(test, seen, ARRAY_SIZE(named));
+}
+
 static void init_validates_and_carves(struct kunit *test)
 {
 	const struct init_row *row = test->param_value;
@@ -945,6 +976,7 @@ static void bench_1k_10k_100k_live(struct kunit *test)
 
 static struct kunit_case svod_range_cases[] = {
 	KUNIT_CASE_PARAM(init_validates_and_carves, init_rows_gen_params),
+	KUNIT_CASE(refusal_names_the_reason),
 	KUNIT_CASE_PARAM(alloc_free_script, script_rows_gen_params),
 	KUNIT_CASE(exhaustion_leaves_state_unchanged),
 	KUNIT_CASE(node_lifecycle),

@@ -230,25 +230,43 @@ static unsigned int svod_range_merge_reserved(struct svod_range_node *res,
 	return n + 1;
 }
 
-static bool svod_range_args_valid(u64 base, u64 capacity, u64 align,
-				  const struct svod_range_region *reserved,
-				  unsigned int nr_reserved)
+/**
+ * svod_range_refusal() - why svod_range_init() would refuse these arguments
+ * @base: as svod_range_init()
+ * @capacity: as svod_range_init()
+ * @align: as svod_range_init()
+ * @reserved: as svod_range_init()
+ * @nr_reserved: as svod_range_init()
+ *
+ * Context: any.
+ * Return: NULL if svod_range_init() accepts them, else the first reason it
+ * refuses them, as a phrase for a log line.
+ */
+const char *svod_range_refusal(u64 base, u64 capacity, u64 align,
+			       const struct svod_range_region *reserved,
+			       unsigned int nr_reserved)
 {
 	u64 end, res_end;
 	unsigned int i;
 
-	if (!capacity || !is_power_of_2(align) ||
-	    check_add_overflow(base, capacity, &end))
-		return false;
+	if (!capacity)
+		return "size 0";
+	if (!is_power_of_2(align))
+		return "align not a power of two";
+	if (check_add_overflow(base, capacity, &end))
+		return "base + size wraps around";
 	for (i = 0; i < nr_reserved; i++) {
-		if (!reserved[i].size || reserved[i].base < base ||
+		if (!reserved[i].size)
+			return "a reserved region of size 0";
+		if (reserved[i].base < base ||
 		    check_add_overflow(reserved[i].base, reserved[i].size,
 				       &res_end) ||
 		    res_end > end)
-			return false;
+			return "a reserved region outside the tier";
 	}
-	return true;
+	return NULL;
 }
+EXPORT_SYMBOL_IF_KUNIT(svod_range_refusal);
 
 /**
  * svod_range_init() - set up a range allocator
@@ -265,8 +283,9 @@ static bool svod_range_args_valid(u64 base, u64 capacity, u64 align,
  * region nothing is allocated at all.
  *
  * Context: any context @gfp allows; the caller serialises calls on @r.
- * Return: 0 on success; -EINVAL on a bad argument; -ENOMEM when the
- * reserved regions' nodes cannot be allocated (then @r is not initialised).
+ * Return: 0 on success; -EINVAL on a bad argument (svod_range_refusal()
+ * says which); -ENOMEM when the reserved regions' nodes cannot be
+ * allocated (then @r is not initialised).
  */
 int svod_range_init(struct svod_range *r, u64 base, u64 capacity, u64 align,
 		    const struct svod_range_region *reserved,
@@ -275,8 +294,7 @@ int svod_range_init(struct svod_range *r, u64 base, u64 capacity, u64 align,
 	struct svod_range_node *res = NULL, *prev = &r->head;
 	unsigned int i, nr = 0;
 
-	if (!svod_range_args_valid(base, capacity, align, reserved,
-				   nr_reserved))
+	if (svod_range_refusal(base, capacity, align, reserved, nr_reserved))
 		return -EINVAL;
 	if (nr_reserved) {
 		res = kmalloc_array(nr_reserved, sizeof(*res), gfp);

@@ -90,6 +90,9 @@ struct svod_range {
 	u32 nr_live;
 };
 
+const char *svod_range_refusal(u64 base, u64 capacity, u64 align,
+			       const struct svod_range_region *reserved,
+			       unsigned int nr_reserved);
 int svod_range_init(struct svod_range *r, u64 base, u64 capacity, u64 align,
 		    const struct svod_range_region *reserved,
 		    unsigned int nr_reserved, gfp_t gfp);
