@@ -29,11 +29,14 @@
  */
 #include <kunit/visibility.h>
 #include <linux/dma-fence.h>
+#include <linux/dma-mapping.h>
+#include <linux/dmaengine.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
+#include <linux/scatterlist.h>
 #include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
@@ -47,6 +50,7 @@
 #include "tier.h"
 
 #define SVOD_ASYNC_CHUNK	SZ_1M
+#define SVOD_ASYNC_DMA_CHUNK	SZ_64K
 
 /* Largest max_pinned_pages: 2^24 pages, 64 GiB of 4 KiB pages. */
 #define SVOD_ASYNC_PINNED_LIMIT	BIT(24)
@@ -112,6 +116,14 @@ MODULE_PARM_DESC(async_timeout_ms,
 /* Runs every file's queue; WQ_MEM_RECLAIM: signalling must not wait on memory. */
 static struct workqueue_struct *svod_async_wq;
 
+/*
+ * DMA watchdogs and the cleanup after a DMA transfer. Not WQ_MEM_RECLAIM:
+ * a watchdog resets the channel with dmaengine_terminate_sync(), which may
+ * flush the provider's own workqueue, and a reclaim worker must not wait
+ * on one that is not.
+ */
+static struct workqueue_struct *svod_async_aux_wq;
+
 /**
  * struct svod_async_job - one asynchronous transfer and its fence
  * @fence: first member: dma_fence_free() frees the job
@@ -131,6 +143,22 @@ static struct workqueue_struct *svod_async_wq;
  * @done: when signalled: bytes of the request moved, @resume included
  * @status: when signalled: 0 or the negative errno
  * @timeline: the timeline's name, "svod-<client id>"
+ * @q: the file's queue (DMA: the callbacks reach it through the job)
+ * @chan: the DMA channel, or NULL for the CPU engine
+ * @sgt: DMA: the pinned pages, mapped for @chan's device at submission
+ * @bar_dma: DMA: the BAR range, mapped for @chan's device at submission
+ * @sg: DMA: the mapped segment the next descriptor starts in
+ * @sg_off: DMA: bytes of @sg already moved
+ * @pos: DMA: bytes moved
+ * @deadline: DMA: ktime_get_ns() past which the transfer fails
+ * @finished: DMA: set once, by whoever ends the transfer
+ * @dma_node: DMA: entry in the queue's @dma while in flight
+ * @watchdog: DMA: ends a transfer whose descriptor never completes
+ * @cleanup: DMA: unmaps, unpins and drops the job after its end
+ * @sgt_mapped: DMA: @sgt is mapped
+ * @bar_mapped: DMA: @bar_dma is mapped
+ * @stopped: DMA: the watchdog took over; nothing more is submitted
+ * @dma_lock: DMA: protects @stopped, orders submissions against it
  */
 struct svod_async_job {
 	struct dma_fence fence;
@@ -151,6 +179,23 @@ struct svod_async_job {
 	u64 done;
 	int status;
 	char timeline[32];
+	struct svod_async *q;
+	struct dma_chan *chan;
+	struct sg_table sgt;
+	dma_addr_t bar_dma;
+	struct scatterlist *sg;
+	unsigned int sg_off;
+	u64 pos;
+	u64 deadline;
+	atomic_t finished;
+	struct list_head dma_node;
+	struct delayed_work watchdog;
+	struct work_struct cleanup;
+	bool sgt_mapped;
+	bool bar_mapped;
+	bool stopped;
+	/* Protects @stopped; a submission happens under it. */
+	spinlock_t dma_lock;
 };
 
 static struct svod_async_job *to_job(struct dma_fence *fence)
@@ -182,6 +227,8 @@ static const struct dma_fence_ops svod_async_fence_ops = {
 };
 
 static void svod_async_work(struct work_struct *work);
+static void svod_async_watchdog(struct work_struct *work);
+static void svod_async_cleanup(struct work_struct *work);
 
 /**
  * svod_async_init() - an empty queue for a new file
@@ -194,24 +241,83 @@ void svod_async_init(struct svod_async *q, u64 client_id)
 {
 	spin_lock_init(&q->lock);
 	INIT_LIST_HEAD(&q->queued);
+	INIT_LIST_HEAD(&q->dma);
 	q->context = dma_fence_context_alloc(1);
 	q->client_id = client_id;
 	INIT_WORK(&q->work, svod_async_work);
 }
 EXPORT_SYMBOL_IF_KUNIT(svod_async_init);
 
+static enum dma_data_direction svod_async_mem_dir(const struct svod_async_job *job)
+{
+	return job->to_device ? DMA_TO_DEVICE : DMA_FROM_DEVICE;
+}
+
+static enum dma_data_direction svod_async_bar_dir(const struct svod_async_job *job)
+{
+	return job->to_device ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
+}
+
+/*
+ * DMA: map the pinned pages and the BAR range for the channel's device,
+ * before the job is published (this allocates). Return: 0, -ENOMEM, or
+ * -EIO if a mapping failed otherwise.
+ */
+static int svod_async_dma_map(struct svod_async_job *job, const struct svod_bar *bar)
+{
+	struct device *dev = job->chan->device->dev;
+	int ret;
+
+	ret = sg_alloc_table_from_pages(&job->sgt, job->pages, job->nr_pages, job->head,
+					job->length, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (ret)
+		return ret;
+	ret = dma_map_sgtable(dev, &job->sgt, svod_async_mem_dir(job), 0);
+	if (ret)
+		return ret == -ENOMEM ? ret : -EIO;
+	job->sgt_mapped = true;
+	job->bar_dma = dma_map_resource(dev, bar->phys + job->bar_off, job->length,
+					svod_async_bar_dir(job), 0);
+	if (dma_mapping_error(dev, job->bar_dma))
+		return -EIO;
+	job->bar_mapped = true;
+	job->sg = job->sgt.sgl;
+	return 0;
+}
+
+static void svod_async_dma_unmap(struct svod_async_job *job)
+{
+	struct device *dev;
+
+	if (!job->chan)
+		return;
+	dev = job->chan->device->dev;
+	if (job->bar_mapped)
+		dma_unmap_resource(dev, job->bar_dma, job->length, svod_async_bar_dir(job), 0);
+	if (job->sgt_mapped)
+		dma_unmap_sgtable(dev, &job->sgt, svod_async_mem_dir(job), 0);
+	sg_free_table(&job->sgt);
+	job->bar_mapped = false;
+	job->sgt_mapped = false;
+	job->chan = NULL;
+}
+
 /* Give back the caps a job reserved: after its pages are unpinned. */
 static void svod_async_unreserve(struct svod_async *q, unsigned int nr_pages)
 {
-	spin_lock(&q->lock);
+	unsigned long irq;
+
+	spin_lock_irqsave(&q->lock, irq);
 	q->inflight--;
 	q->pinned -= nr_pages;
-	spin_unlock(&q->lock);
+	spin_unlock_irqrestore(&q->lock, irq);
+	wake_up_var(&q->inflight);
 }
 
 /* Unpin and free what a job holds but its fence; outside any signalling. */
 static void svod_async_job_drop(struct svod_async *q, struct svod_async_job *job)
 {
+	svod_async_dma_unmap(job);
 	if (job->nr_pages)
 		unpin_user_pages_dirty_lock(job->pages, job->nr_pages,
 					    !job->to_device && !job->status);
@@ -236,11 +342,14 @@ static void svod_async_job_drop(struct svod_async *q, struct svod_async_job *job
  * in flight, or the pages would pass max_pinned_pages with those in flight;
  * ERR_PTR(-EFBIG) if this transfer alone needs more than max_pinned_pages;
  * ERR_PTR(-EFAULT) for a user buffer that is not mapped (or, for READ, not
- * writable); ERR_PTR(-ENOMEM); ERR_PTR(-EINTR) on a fatal signal.
+ * writable); ERR_PTR(-ENOMEM); ERR_PTR(-EINTR) on a fatal signal;
+ * ERR_PTR(-EIO) if mapping the buffer or the BAR for the DMA channel
+ * failed otherwise.
  */
 struct svod_async_job *svod_async_prepare(struct svod_async *q,
 					  const struct svod_async_req *req)
 {
+	unsigned long irq;
 	unsigned int max_pinned = READ_ONCE(svod_max_pinned_pages);
 	unsigned int head = offset_in_page(req->ubuf);
 	struct svod_async_job *job;
@@ -252,15 +361,15 @@ struct svod_async_job *svod_async_prepare(struct svod_async *q,
 		if (nr > max_pinned)
 			return ERR_PTR(-EFBIG);
 	}
-	spin_lock(&q->lock);
+	spin_lock_irqsave(&q->lock, irq);
 	if (q->inflight >= READ_ONCE(svod_max_inflight) ||
 	    nr > max_pinned - min_t(unsigned long, q->pinned, max_pinned)) {
-		spin_unlock(&q->lock);
+		spin_unlock_irqrestore(&q->lock, irq);
 		return ERR_PTR(-EAGAIN);
 	}
 	q->inflight++;
 	q->pinned += nr;
-	spin_unlock(&q->lock);
+	spin_unlock_irqrestore(&q->lock, irq);
 
 	ret = -ENOMEM;
 	job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
@@ -283,6 +392,7 @@ struct svod_async_job *svod_async_prepare(struct svod_async *q,
 	job->head = head;
 	job->tier = req->tier;
 	kref_get(&req->tier->ref);
+	job->q = q;
 	job->bar = req->bar;
 	job->key = req->key;
 	job->bar_off = req->bar_off;
@@ -290,12 +400,24 @@ struct svod_async_job *svod_async_prepare(struct svod_async *q,
 	job->resume = req->resume;
 	job->to_device = req->to_device;
 	INIT_LIST_HEAD(&job->node);
+	INIT_LIST_HEAD(&job->dma_node);
+	INIT_DELAYED_WORK(&job->watchdog, svod_async_watchdog);
+	INIT_WORK(&job->cleanup, svod_async_cleanup);
 	spin_lock_init(&job->lock);
+	spin_lock_init(&job->dma_lock);
 	snprintf(job->timeline, sizeof(job->timeline), "svod-%llu", q->client_id);
 	/* The seqno is set when the job is queued; nobody sees it before. */
 	dma_fence_init(&job->fence, &svod_async_fence_ops, &job->lock,
 		       q->context, 0);
 	__module_get(THIS_MODULE);
+	if (req->chan && job->length) {
+		job->chan = req->chan;
+		ret = svod_async_dma_map(job, req->bar);
+		if (ret) {
+			svod_async_abort(q, job);
+			return ERR_PTR(ret);
+		}
+	}
 	return job;
 
 free_pages:
@@ -343,6 +465,7 @@ EXPORT_SYMBOL_IF_KUNIT(svod_async_abort);
 int svod_async_submit(struct svod_async *q, struct svod_async_job *job,
 		      bool want_fd, u64 *seqno, int *fence_fd)
 {
+	unsigned long irq;
 	struct svod_async_job **ring = NULL, *old = NULL;
 	struct sync_file *sync = NULL;
 	int fd = -1, ret = 0;
@@ -365,7 +488,7 @@ int svod_async_submit(struct svod_async *q, struct svod_async_job *job,
 		}
 	}
 
-	spin_lock(&q->lock);
+	spin_lock_irqsave(&q->lock, irq);
 	if (!q->ring) {
 		q->ring = ring;
 		ring = NULL;
@@ -373,7 +496,7 @@ int svod_async_submit(struct svod_async *q, struct svod_async_job *job,
 	slot = (q->seqno + 1) % SVOD_ASYNC_HISTORY;
 	old = q->ring[slot];
 	if (old && !dma_fence_is_signaled(&old->fence)) {
-		spin_unlock(&q->lock);
+		spin_unlock_irqrestore(&q->lock, irq);
 		ret = -EAGAIN;
 		goto put_fd;
 	}
@@ -381,7 +504,7 @@ int svod_async_submit(struct svod_async *q, struct svod_async_job *job,
 	dma_fence_get(&job->fence);
 	q->ring[slot] = job;
 	list_add_tail(&job->node, &q->queued);
-	spin_unlock(&q->lock);
+	spin_unlock_irqrestore(&q->lock, irq);
 
 	if (old)
 		dma_fence_put(&old->fence);
@@ -463,8 +586,164 @@ static void svod_async_signal(struct svod_async_job *job, u64 moved, int status)
 	spin_unlock_irqrestore(&job->lock, flags);
 }
 
+/*
+ * DMA: end the transfer, once: whoever gets here first (the callback of
+ * its last descriptor, a stop seen by a callback, the watchdog) signals;
+ * the rest (unmapping, unpinning) runs in the job's cleanup work, which
+ * may sleep. In a signalling section, spinlocks only.
+ */
+static void svod_async_dma_finish(struct svod_async_job *job, int status)
+{
+	unsigned long irq;
+	struct svod_async *q = job->q;
+
+	if (atomic_xchg(&job->finished, 1))
+		return;
+	svod_dev_tier_async_exit(job->tier);
+	svod_async_signal(job, job->pos, status);
+	spin_lock_irqsave(&q->lock, irq);
+	list_del_init(&job->dma_node);
+	spin_unlock_irqrestore(&q->lock, irq);
+	wake_up_var(&q->dma);
+	queue_work(svod_async_aux_wq, &job->cleanup);
+}
+
+static void svod_async_dma_done(void *param, const struct dmaengine_result *res);
+
+/*
+ * DMA: submit the next descriptor (at most one chunk, inside one mapped
+ * segment), or end the transfer: done, cancelled, its tier retired, past
+ * its deadline, or the channel refused the descriptor. Under the job's
+ * dma_lock, so that once the watchdog has marked the job finished nothing
+ * of it is submitted any more (what was is dropped by its reset).
+ */
+static void svod_async_dma_next(struct svod_async_job *job)
+{
+	struct dma_async_tx_descriptor *tx;
+	dma_addr_t mem, bar;
+	int status = 0;
+	size_t len;
+
+	spin_lock_bh(&job->dma_lock);
+	if (atomic_read(&job->finished) || job->stopped)
+		goto unlock;
+	if (job->pos == job->length)
+		goto finish;
+	status = -ECANCELED;
+	if (READ_ONCE(job->cancel))
+		goto finish;
+	status = -ENODEV;
+	if (READ_ONCE(job->tier->async_closed))
+		goto finish;
+	status = -ETIMEDOUT;
+	if (ktime_get_ns() > job->deadline)
+		goto finish;
+
+	status = -EIO;
+	mem = sg_dma_address(job->sg) + job->sg_off;
+	len = min_t(size_t, sg_dma_len(job->sg) - job->sg_off, SVOD_ASYNC_DMA_CHUNK);
+	bar = job->bar_dma + job->pos;
+	tx = dmaengine_prep_dma_memcpy(job->chan, job->to_device ? bar : mem,
+				       job->to_device ? mem : bar, len,
+				       DMA_PREP_INTERRUPT);
+	if (!tx)
+		goto finish;
+	tx->callback_result = svod_async_dma_done;
+	tx->callback_param = job;
+	if (dma_submit_error(dmaengine_submit(tx)))
+		goto finish;
+	spin_unlock_bh(&job->dma_lock);
+	dma_async_issue_pending(job->chan);
+	return;
+
+finish:
+	svod_async_dma_finish(job, status);
+unlock:
+	spin_unlock_bh(&job->dma_lock);
+}
+
+/* A descriptor completed: account for it and go on (or stop). */
+static void svod_async_dma_done(void *param, const struct dmaengine_result *res)
+{
+	struct svod_async_job *job = param;
+	bool cookie = dma_fence_begin_signalling();
+	size_t len;
+
+	if (atomic_read(&job->finished))
+		goto out;
+	if (res->result != DMA_TRANS_NOERROR) {
+		svod_async_dma_finish(job, -EIO);
+		goto out;
+	}
+	len = min_t(size_t, sg_dma_len(job->sg) - job->sg_off, SVOD_ASYNC_DMA_CHUNK);
+	job->pos += len;
+	job->sg_off += len;
+	atomic64_add(len, &job->tier->stats.dma_bytes);
+	if (job->sg_off == sg_dma_len(job->sg) && job->pos < job->length) {
+		job->sg = sg_next(job->sg);
+		job->sg_off = 0;
+	}
+	svod_async_dma_next(job);
+out:
+	dma_fence_end_signalling(cookie);
+}
+
+/*
+ * DMA: a descriptor that never completed. The channel is reset
+ * (dmaengine_terminate_sync(), which also drops what other transfers had
+ * queued on it: those end with -ETIMEDOUT by their own watchdogs) and the
+ * transfer ends with -ETIMEDOUT.
+ */
+static void svod_async_watchdog(struct work_struct *work)
+{
+	struct svod_async_job *job =
+		container_of(to_delayed_work(work), struct svod_async_job, watchdog);
+	bool cookie, stopped;
+
+	/* Nothing of the job is submitted after this: see dma_next(). */
+	spin_lock_bh(&job->dma_lock);
+	stopped = !atomic_read(&job->finished) && !job->stopped;
+	job->stopped = true;
+	spin_unlock_bh(&job->dma_lock);
+	if (!stopped)
+		return;
+	dev_err_ratelimited(job->chan->device->dev,
+			    "svod: asynchronous DMA transfer timed out on %s; channel reset\n",
+			    dma_chan_name(job->chan));
+	dmaengine_terminate_sync(job->chan);
+	cookie = dma_fence_begin_signalling();
+	svod_async_dma_finish(job, -ETIMEDOUT);
+	dma_fence_end_signalling(cookie);
+}
+
+static void svod_async_cleanup(struct work_struct *work)
+{
+	struct svod_async_job *job = container_of(work, struct svod_async_job, cleanup);
+
+	cancel_delayed_work_sync(&job->watchdog);
+	/* No descriptor of the job is left: its last callback ran, or none will. */
+	svod_async_job_drop(job->q, job);
+	dma_fence_put(&job->fence);
+}
+
+/*
+ * DMA: start a job from the file's worker, its tier entered. It goes on
+ * from the engine's callbacks; the worker moves on to the next job. The
+ * deadline is checked at each completion; a descriptor still pending at
+ * twice async_timeout_ms is taken for hung (the watchdog).
+ */
+static void svod_async_dma_start(struct svod_async_job *job)
+{
+	unsigned int ms = READ_ONCE(svod_async_timeout_ms);
+
+	job->deadline = ktime_get_ns() + (u64)ms * NSEC_PER_MSEC;
+	queue_delayed_work(svod_async_aux_wq, &job->watchdog, msecs_to_jiffies(2 * ms) + 1);
+	svod_async_dma_next(job);
+}
+
 static void svod_async_work(struct work_struct *work)
 {
+	unsigned long irq;
 	struct svod_async *q = container_of(work, struct svod_async, work);
 	struct svod_async_job *job;
 	bool cookie;
@@ -472,22 +751,38 @@ static void svod_async_work(struct work_struct *work)
 	int ret;
 
 	for (;;) {
-		spin_lock(&q->lock);
+		spin_lock_irqsave(&q->lock, irq);
 		job = list_first_entry_or_null(&q->queued, struct svod_async_job,
 					       node);
 		if (job) {
 			list_del_init(&job->node);
 			q->running = job;
 		}
-		spin_unlock(&q->lock);
+		spin_unlock_irqrestore(&q->lock, irq);
 		if (!job)
 			return;
 
 		cookie = dma_fence_begin_signalling();
-		ret = svod_async_run(q, job, &moved);
-		spin_lock(&q->lock);
+		if (job->chan && svod_dev_tier_async_enter(job->tier)) {
+			/* In @dma before it leaves @running: cancels find it. */
+			spin_lock_irqsave(&q->lock, irq);
+			list_add_tail(&job->dma_node, &q->dma);
+			q->running = NULL;
+			spin_unlock_irqrestore(&q->lock, irq);
+			svod_async_dma_start(job);
+			dma_fence_end_signalling(cookie);
+			continue;
+		}
+		if (job->chan) {
+			/* The tier is being retired: nothing touches its BAR. */
+			ret = -ENODEV;
+			moved = 0;
+		} else {
+			ret = svod_async_run(q, job, &moved);
+		}
+		spin_lock_irqsave(&q->lock, irq);
 		q->running = NULL;
-		spin_unlock(&q->lock);
+		spin_unlock_irqrestore(&q->lock, irq);
 		wake_up_var(&q->running);
 		svod_async_signal(job, moved, ret);
 		dma_fence_end_signalling(cookie);
@@ -497,13 +792,38 @@ static void svod_async_work(struct work_struct *work)
 	}
 }
 
+static bool svod_async_idle(struct svod_async *q)
+{
+	unsigned long irq;
+	bool idle;
+
+	spin_lock_irqsave(&q->lock, irq);
+	idle = !q->inflight;
+	spin_unlock_irqrestore(&q->lock, irq);
+	return idle;
+}
+
+static bool svod_async_dma_runs(struct svod_async *q, const void *key)
+{
+	unsigned long irq;
+	struct svod_async_job *job;
+	bool runs = false;
+
+	spin_lock_irqsave(&q->lock, irq);
+	list_for_each_entry(job, &q->dma, dma_node)
+		runs |= !key || job->key == key;
+	spin_unlock_irqrestore(&q->lock, irq);
+	return runs;
+}
+
 static bool svod_async_runs(struct svod_async *q, const void *key)
 {
+	unsigned long irq;
 	bool runs;
 
-	spin_lock(&q->lock);
+	spin_lock_irqsave(&q->lock, irq);
 	runs = q->running && (!key || q->running->key == key);
-	spin_unlock(&q->lock);
+	spin_unlock_irqrestore(&q->lock, irq);
 	return runs;
 }
 
@@ -514,18 +834,23 @@ static bool svod_async_runs(struct svod_async *q, const void *key)
  */
 static void svod_async_cancel_key(struct svod_async *q, const void *key)
 {
+	unsigned long irq;
 	struct svod_async_job *job, *tmp;
 	LIST_HEAD(cancelled);
 	bool cookie;
 
-	spin_lock(&q->lock);
+	spin_lock_irqsave(&q->lock, irq);
 	list_for_each_entry_safe(job, tmp, &q->queued, node) {
 		if (!key || job->key == key)
 			list_move_tail(&job->node, &cancelled);
 	}
 	if (q->running && (!key || q->running->key == key))
 		WRITE_ONCE(q->running->cancel, true);
-	spin_unlock(&q->lock);
+	list_for_each_entry(job, &q->dma, dma_node) {
+		if (!key || job->key == key)
+			WRITE_ONCE(job->cancel, true);
+	}
+	spin_unlock_irqrestore(&q->lock, irq);
 
 	cookie = dma_fence_begin_signalling();
 	list_for_each_entry(job, &cancelled, node)
@@ -537,8 +862,12 @@ static void svod_async_cancel_key(struct svod_async *q, const void *key)
 		svod_async_job_drop(q, job);
 		dma_fence_put(&job->fence);
 	}
-	/* One chunk at most: the worker checks @cancel between chunks. */
+	/*
+	 * One chunk at most: the worker checks @cancel between chunks, the
+	 * DMA callbacks before they submit the next descriptor.
+	 */
 	wait_var_event(&q->running, !svod_async_runs(q, key));
+	wait_var_event(&q->dma, !svod_async_dma_runs(q, key));
 }
 
 /**
@@ -576,7 +905,9 @@ void svod_async_fini(struct svod_async *q)
 
 	svod_async_cancel_key(q, NULL);
 	flush_work(&q->work);
-	WARN_ON(q->inflight || q->pinned);
+	/* The DMA jobs' cleanup works: every page unpinned, every map gone. */
+	wait_var_event(&q->inflight, svod_async_idle(q));
+	WARN_ON(q->pinned);
 	if (!q->ring)
 		return;
 	for (i = 0; i < SVOD_ASYNC_HISTORY; i++) {
@@ -622,14 +953,15 @@ static long svod_async_timeout(s64 deadline_ns)
 int svod_async_wait(struct svod_async *q, u64 seqno, s64 deadline_ns,
 		    u64 *done, int *status)
 {
+	unsigned long irq;
 	struct svod_async_job *job = NULL;
 	long ret;
 
 	if (deadline_ns < 0)
 		return -EINVAL;
-	spin_lock(&q->lock);
+	spin_lock_irqsave(&q->lock, irq);
 	if (!seqno || seqno > q->seqno) {
-		spin_unlock(&q->lock);
+		spin_unlock_irqrestore(&q->lock, irq);
 		return -EINVAL;
 	}
 	job = q->ring[seqno % SVOD_ASYNC_HISTORY];
@@ -637,7 +969,7 @@ int svod_async_wait(struct svod_async *q, u64 seqno, s64 deadline_ns,
 		dma_fence_get(&job->fence);
 	else
 		job = NULL;
-	spin_unlock(&q->lock);
+	spin_unlock_irqrestore(&q->lock, irq);
 	if (!job)
 		return -ENOENT;
 
@@ -666,22 +998,23 @@ EXPORT_SYMBOL_IF_KUNIT(svod_async_wait);
  */
 void svod_async_show(struct svod_async *q, struct seq_file *m)
 {
+	unsigned long irq;
 	unsigned int inflight;
 	unsigned long pinned;
 	u64 seqno;
 
-	spin_lock(&q->lock);
+	spin_lock_irqsave(&q->lock, irq);
 	inflight = q->inflight;
 	pinned = q->pinned;
 	seqno = q->seqno;
-	spin_unlock(&q->lock);
+	spin_unlock_irqrestore(&q->lock, irq);
 	seq_printf(m, "svod-async-seqno:\t%llu\n", seqno);
 	seq_printf(m, "svod-async-inflight:\t%u\n", inflight);
 	seq_printf(m, "svod-async-pinned:\t%lu KiB\n", pinned * (PAGE_SIZE / SZ_1K));
 }
 
 /**
- * svod_async_module_init() - the workqueue every file's queue runs on
+ * svod_async_module_init() - the workqueues the queues and DMA jobs run on
  *
  * Context: module init.
  * Return: 0 or -ENOMEM.
@@ -689,15 +1022,24 @@ void svod_async_show(struct svod_async *q, struct seq_file *m)
 int svod_async_module_init(void)
 {
 	svod_async_wq = alloc_workqueue("svod_async", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
-	return svod_async_wq ? 0 : -ENOMEM;
+	if (!svod_async_wq)
+		return -ENOMEM;
+	svod_async_aux_wq = alloc_workqueue("svod_async_aux", WQ_UNBOUND, 0);
+	if (!svod_async_aux_wq) {
+		destroy_workqueue(svod_async_wq);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 /**
- * svod_async_module_exit() - destroy the workqueue
+ * svod_async_module_exit() - destroy the workqueues
  *
- * Context: module exit, every file released (so every queue is empty).
+ * Context: module exit, every file released (so every queue is empty);
+ * destroying the auxiliary queue waits for the last cleanup's tail.
  */
 void svod_async_module_exit(void)
 {
+	destroy_workqueue(svod_async_aux_wq);
 	destroy_workqueue(svod_async_wq);
 }

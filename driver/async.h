@@ -20,6 +20,7 @@
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
+struct dma_chan;
 struct svod_async_job;
 struct svod_bar;
 struct svod_dev_tier;
@@ -32,7 +33,9 @@ struct seq_file;
  * struct svod_async - one file's asynchronous transfers
  * @lock: protects every member below but @work
  * @queued: jobs not started yet, in submission order
- * @running: the job the worker is moving bytes for, or NULL
+ * @running: the job the worker is moving bytes for (CPU engine), or NULL
+ * @dma: jobs whose DMA descriptors are in flight (the engine's callbacks
+ *	move them on, chunk after chunk)
  * @ring: the last SVOD_ASYNC_HISTORY jobs, by seqno, each with a
  *	reference on its fence; allocated at the first submission
  * @seqno: the last timeline value given, 0 before the first
@@ -47,6 +50,7 @@ struct svod_async {
 	spinlock_t lock;
 	struct list_head queued;
 	struct svod_async_job *running;
+	struct list_head dma;
 	struct svod_async_job **ring;
 	u64 seqno;
 	unsigned int inflight;
@@ -67,6 +71,7 @@ struct svod_async {
  * @resume: bytes of the request moved before (reported in done)
  * @ubuf: user address of the first byte to move
  * @to_device: STAGE (user to BAR) or READ
+ * @chan: the DMA engine's channel, or NULL for the CPU engine
  */
 struct svod_async_req {
 	struct svod_dev_tier *tier;
@@ -77,6 +82,7 @@ struct svod_async_req {
 	u64 resume;
 	unsigned long ubuf;
 	bool to_device;
+	struct dma_chan *chan;
 };
 
 void svod_async_init(struct svod_async *q, u64 client_id);

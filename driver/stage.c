@@ -566,6 +566,29 @@ int svod_stage_xfer(const struct svod_bar *bar, const struct svod_xfer_req *req,
 EXPORT_SYMBOL_IF_KUNIT(svod_stage_xfer);
 
 /**
+ * svod_stage_engine() - the engine a transfer gets, and its DMA channel
+ * @flags: SVOD_XFER_* of the request, already checked
+ * @length: bytes to move
+ * @chan: out: the DMA_MEMCPY channel for SVOD_XFER_DMA, else NULL
+ *
+ * The choice svod_stage_xfer() makes (the dma_threshold module parameter
+ * included), for a caller that runs the transfer itself (async.c). The
+ * channel lives until module exit.
+ *
+ * Context: any.
+ * Return: SVOD_XFER_CPU or SVOD_XFER_DMA; -EOPNOTSUPP if DMA is forced but
+ * there is no channel.
+ */
+int svod_stage_engine(u32 flags, u64 length, struct dma_chan **chan)
+{
+	int engine = svod_stage_pick(flags, length, READ_ONCE(dma_threshold),
+				     svod_stage_chan);
+
+	*chan = engine == SVOD_XFER_DMA ? svod_stage_chan : NULL;
+	return engine;
+}
+
+/**
  * svod_stage_init() - acquire a DMA_MEMCPY channel, if the system has one
  *
  * Context: process context, may sleep.

@@ -110,6 +110,7 @@ int svod_stage_xfer(const struct svod_bar *bar, const struct svod_xfer_req *req,
 void svod_stage_zero(const struct svod_bar *bar, u64 off, u64 len);
 int svod_stage_pin(unsigned long uaddr, int nr, unsigned int gup,
 		   struct page **pages, int *pinned);
+int svod_stage_engine(u32 flags, u64 length, struct dma_chan **chan);
 void svod_stage_init(void);
 void svod_stage_exit(void);
 

@@ -295,13 +295,14 @@ EXPORT_SYMBOL_IF_KUNIT(svod_dev_tier_trylock_retire);
  */
 bool svod_dev_tier_async_enter(struct svod_dev_tier *tier)
 {
+	unsigned long irq;
 	bool open;
 
-	spin_lock(&tier->async_lock);
+	spin_lock_irqsave(&tier->async_lock, irq);
 	open = !tier->async_closed;
 	if (open)
 		tier->async_active++;
-	spin_unlock(&tier->async_lock);
+	spin_unlock_irqrestore(&tier->async_lock, irq);
 	return open;
 }
 EXPORT_SYMBOL_IF_KUNIT(svod_dev_tier_async_enter);
@@ -314,11 +315,12 @@ EXPORT_SYMBOL_IF_KUNIT(svod_dev_tier_async_enter);
  */
 void svod_dev_tier_async_exit(struct svod_dev_tier *tier)
 {
+	unsigned long irq;
 	bool last;
 
-	spin_lock(&tier->async_lock);
+	spin_lock_irqsave(&tier->async_lock, irq);
 	last = !--tier->async_active && tier->async_closed;
-	spin_unlock(&tier->async_lock);
+	spin_unlock_irqrestore(&tier->async_lock, irq);
 	if (last)
 		wake_up_var(&tier->async_active);
 }
@@ -326,11 +328,12 @@ EXPORT_SYMBOL_IF_KUNIT(svod_dev_tier_async_exit);
 
 static bool svod_dev_tier_async_idle(struct svod_dev_tier *tier)
 {
+	unsigned long irq;
 	bool idle;
 
-	spin_lock(&tier->async_lock);
+	spin_lock_irqsave(&tier->async_lock, irq);
 	idle = !tier->async_active;
-	spin_unlock(&tier->async_lock);
+	spin_unlock_irqrestore(&tier->async_lock, irq);
 	return idle;
 }
 
@@ -340,9 +343,11 @@ static bool svod_dev_tier_async_idle(struct svod_dev_tier *tier)
  */
 static void svod_dev_tier_async_close(struct svod_dev_tier *tier)
 {
-	spin_lock(&tier->async_lock);
+	unsigned long irq;
+
+	spin_lock_irqsave(&tier->async_lock, irq);
 	tier->async_closed = true;
-	spin_unlock(&tier->async_lock);
+	spin_unlock_irqrestore(&tier->async_lock, irq);
 	wait_var_event(&tier->async_active, svod_dev_tier_async_idle(tier));
 }
 

@@ -41,10 +41,9 @@ static struct svod_async_job *svod_xfer_prepare(struct svod_file *sf,
 	};
 	int ret;
 
-	/* The DMA engine's asynchronous path is not there yet: CPU only. */
 	ret = svod_stage_check(bar, xfer);
 	if (!ret)
-		ret = svod_stage_pick(xfer->flags, xfer->length, 0, false);
+		ret = svod_stage_engine(xfer->flags, xfer->length, &areq.chan);
 	if (ret < 0)
 		return ERR_PTR(ret);
 	if (!access_ok(xfer->ubuf, xfer->length))
@@ -170,8 +169,7 @@ put_alloc:
  * -ERESTARTSYS on a signal between two chunks; -EINTR on a fatal signal
  * (see svod_stage_xfer()), also while waiting for a device removal in
  * progress; else an errno of svod_stage_xfer(). With ASYNC, after the
- * checks: -EOPNOTSUPP for the DMA engine (the asynchronous path is CPU
- * only for now), -EFAULT, and the errnos of svod_async_prepare() and
+ * checks: -EFAULT, and the errnos of svod_async_prepare() and
  * svod_async_submit().
  */
 int svod_stage_ioctl(struct svod_file *sf, void *data)

@@ -11,8 +11,8 @@
  *   deadline (EINVAL); a deadline already past on a transfer queued behind
  *   64 MiB gives ETIME, then waiting for ever gives its result;
  * - argument errors as for the synchronous calls (EINVAL for FENCE_FD
- *   without ASYNC and for pad2, EOPNOTSUPP for DMA, EFAULT for a bad
- *   buffer) and none of them uses a timeline value;
+ *   without ASYNC and for pad2, EFAULT for a bad buffer) and none of them
+ *   uses a timeline value;
  * - FENCE_FD: an O_CLOEXEC sync_file that poll() sees signalled,
  *   SYNC_IOC_FILE_INFO names driver "svod" and timeline "svod-<client>",
  *   SYNC_IOC_MERGE of two of them works;
@@ -28,7 +28,11 @@
  *   chunks and the next one works;
  * - a fence keeps svod.ko referenced (/sys/module/svod/refcnt) until its
  *   last holder closes it; fdinfo shows what is in flight;
- * - libsvod's svod_stage_async(), svod_read_async() and svod_wait().
+ * - libsvod's svod_stage_async(), svod_read_async() and svod_wait();
+ * - the DMA engine (where the guest has a channel): a transfer moves on
+ *   from the engine's completions, FREE stops it at a descriptor's end,
+ *   and one past async_timeout_ms resets the channel (ETIMEDOUT), which
+ *   then works.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -42,12 +46,13 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common.h"
 #include "tap.h"
 
-#define NR_CASES	34
+#define NR_CASES	36
 
 #define MIB		(1u << 20)
 #define BIG		(16 * MIB)
@@ -113,6 +118,14 @@ static long long module_refcnt(void)
 	return v;
 }
 
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
 static int all_zero(const uint8_t *p, size_t n)
 {
 	while (n--)
@@ -176,8 +189,6 @@ static void test_refusals(void)
 	x = (struct svod_xfer){ .handle = a.handle, .user_ptr = (uintptr_t)src,
 				.length = 4096, .flags = SVOD_XFER_ASYNC, .pad2 = 1 };
 	tap_errno(ret ? ret : svod_ioctl(f, SVOD_IOCTL_STAGE, &x), -EINVAL, "pad2_einval");
-	tap_errno(ret ? ret : submit(f, a.handle, 0, src, 4096, SVOD_XFER_DMA, 1, &x),
-		  -EOPNOTSUPP, "async_dma_eopnotsupp");
 	tap_errno(ret ? ret : submit(f, a.handle, 0, (void *)16, 4096, 0, 1, &x), -EFAULT,
 		  "async_bad_buffer_efault");
 	tap_errno(ret ? ret : submit(f, a.handle, 4096, src, MIB, 0, 1, &x), -ERANGE,
@@ -478,6 +489,71 @@ static void test_libsvod(void)
 		close(f);
 }
 
+/*
+ * The DMA engine: its completions move a transfer on, descriptor after
+ * descriptor (64 KiB each, seconds under TCG). Without a channel, DMA is
+ * EOPNOTSUPP as for the synchronous call.
+ */
+static void test_dma(void)
+{
+	uint64_t moved0;
+	struct svod_alloc a = { 0 };
+	struct svod_xfer x, y;
+	struct svod_wait w, w2;
+	int f = ht_open(), ret, r2, polls = 0;
+	double t;
+
+	ret = f < 0 ? f : svod_alloc(f, tier.id, MIB, 0, &a);
+	r2 = ret ? ret : submit(f, a.handle, 0, src + 5, 64 << 10, SVOD_XFER_DMA, 1, &x);
+	if (r2 == -EOPNOTSUPP) {
+		tap_ok(1, "async_dma_eopnotsupp_without_channel");
+		tap_skip("no DMA_MEMCPY channel", "async_dma_free_stops_in_whole_descriptors");
+		tap_skip("no DMA_MEMCPY channel", "async_dma_timeout_resets_channel");
+		if (f >= 0)
+			close(f);
+		return;
+	}
+	ret = r2 ? r2 : wait_for(f, x.seqno, FOREVER, &w);
+	memset(dst, 0, 64 << 10);
+	ret = ret ? ret : submit(f, a.handle, 0, dst, 64 << 10, SVOD_XFER_DMA, 0, &y);
+	ret = ret ? ret : wait_for(f, y.seqno, FOREVER, &w2);
+	tap_ok(!ret && !w.status && w.done == 64 << 10 && !w2.status &&
+	       !memcmp(dst, src + 5, 64 << 10),
+	       "async_dma_stage_and_read_back (%s, status %d %d)", ht_err(ret), w.status,
+	       w2.status);
+
+	/*
+	 * FREE while a 256 KiB transfer runs: it stops at a descriptor's end
+	 * (a descriptor is one mapped segment, here a page of the buffer).
+	 */
+	moved0 = ht_engine_bytes(fd, tier.id, 1);
+	ret = ret ? ret : submit(f, a.handle, 0, src, 256 << 10, SVOD_XFER_DMA, 1, &x);
+	while (!ret && ht_engine_bytes(fd, tier.id, 1) == moved0 && polls++ < 100000)
+		usleep(1000);
+	t = now_ms();
+	ret = ret ? ret : svod_free(f, a.handle);
+	t = now_ms() - t;
+	ret = ret ? ret : wait_for(f, x.seqno, FOREVER, &w);
+	tap_ok(!ret && ((w.status == -ECANCELED && w.done && w.done < 256 << 10 &&
+			 !(w.done % 4096)) || (!w.status && w.done == 256 << 10)),
+	       "async_dma_free_stops_in_whole_descriptors (%s, status %d, done %llu, FREE took "
+	       "%.0f ms)", ht_err(ret), w.status, (unsigned long long)w.done, t);
+
+	/* A descriptor past the limit: the channel is reset, and works after. */
+	ret = ret ? ret : svod_alloc(f, tier.id, MIB, 0, &a);
+	ret = ret ? ret : svod_param_write("async_timeout_ms", 1);
+	ret = ret ? ret : submit(f, a.handle, 0, src, 128 << 10, SVOD_XFER_DMA, 1, &x);
+	ret = ret ? ret : wait_for(f, x.seqno, FOREVER, &w);
+	svod_param_write("async_timeout_ms", 60000);
+	ret = ret ? ret : submit(f, a.handle, 0, src, 4096, SVOD_XFER_DMA, 1, &y);
+	ret = ret ? ret : wait_for(f, y.seqno, FOREVER, &w2);
+	tap_ok(!ret && w.status == -ETIMEDOUT && w.done < 128 << 10 && !w2.status,
+	       "async_dma_timeout_resets_channel (%s, status %d, done %llu; next %d)",
+	       ht_err(ret), w.status, (unsigned long long)w.done, w2.status);
+	if (f >= 0)
+		close(f);
+}
+
 int main(void)
 {
 	int ret;
@@ -499,5 +575,6 @@ int main(void)
 	test_close_and_kill();
 	test_limits();
 	test_libsvod();
+	test_dma();
 	return tap_done();
 }

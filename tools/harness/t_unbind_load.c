@@ -21,7 +21,8 @@
  * the second device's tier while it is unbound; one of them stages
  * asynchronously (four transfers queued at once, then waited for), so
  * transfers are queued and running when the unbind comes: each ends with
- * its bytes in place or ENODEV. No READ returns other bytes
+ * its bytes in place or ENODEV; so does a 512 KiB asynchronous DMA STAGE
+ * in flight, which the BAR's unchanged hash after the unbind shows stopped. No READ returns other bytes
  * than its STAGE wrote; every STAGE, READ or ALLOC started after the unbind
  * returned fails with ENODEV (ALLOC: or ENOENT); the BAR, read through
  * sysfs resource2, does not change after the unbind while the threads go
@@ -54,7 +55,7 @@
 #include "common.h"
 #include "tap.h"
 
-#define NR_CASES	27
+#define NR_CASES	28
 
 #define SENTINEL	0xa5
 
@@ -520,16 +521,28 @@ static void test_unbind_load(uint64_t seed)
 	struct loader l[NR_LOADERS], sum;
 	struct svod_tier_info t1;
 	unsigned int i, ops = 0, after = 0, bad = 0, mism = 0, surp = 0;
-	uint64_t h1, h2;
+	uint64_t h1, h2, dseq = 0, ddone = 0;
+	struct svod_alloc da = { 0 };
+	uint8_t *dsrc = NULL;
+	int ret, dfd = -1, dret, dst = 1;
 	double ms;
-	int ret;
 
 	if (!have_dev1 || svod_tier_by_device(fd, bdf1, &t1)) {
-		for (i = 0; i < 8; i++)
+		for (i = 0; i < 9; i++)
 			tap_skip("no second device", "unbind_load case %u", i);
 		return;
 	}
 	start_loaders(l, t1.id, seed);
+	/* And an asynchronous DMA STAGE in flight (seconds under TCG). */
+	dfd = ht_open();
+	dret = dfd < 0 ? dfd : svod_alloc(dfd, t1.id, DMA_LEN, 0, &da);
+	dsrc = malloc(DMA_LEN);
+	if (!dsrc)
+		dret = -ENOMEM;
+	if (!dret) {
+		memset(dsrc, 0x77, DMA_LEN);
+		dret = svod_stage_async(dfd, da.handle, 0, dsrc, DMA_LEN, SVOD_XFER_DMA, &dseq, NULL);
+	}
 	usleep(500 * 1000);
 	ms = now_ms();
 	ret = svod_driver_bind(bdf1, 0);
@@ -552,6 +565,17 @@ static void test_unbind_load(uint64_t seed)
 	tap_ok(bad == 0, "every_call_after_unbind_enodev (%u did not)", bad);
 	tap_ok(mism == 0, "read_returns_what_stage_wrote (%u mismatches)", mism);
 	tap_ok(surp == 0, "only_documented_errnos (%u surprises)", surp);
+	if (dret == -EOPNOTSUPP) {
+		tap_skip("no DMA_MEMCPY channel", "async_dma_in_flight_ends_at_unbind");
+	} else {
+		dret = dret ? dret : svod_wait(dfd, dseq, -1, &dst, &ddone);
+		tap_ok(!dret && (dst == -ENODEV || (!dst && ddone == DMA_LEN)),
+		       "async_dma_in_flight_ends_at_unbind (%s, status %d, done %llu of %u)",
+		       ht_err(dret), dst, (unsigned long long)ddone, DMA_LEN);
+	}
+	if (dfd >= 0)
+		close(dfd);
+	free(dsrc);
 	tap_errno(svod_driver_bind(bdf1, 1), 0, "rebind_after_load");
 	ret = svod_tier_by_device(fd, bdf1, &t1);
 	tap_ok(!ret && t1.free_bytes == t1.capacity && t1.nr_live == 0,

@@ -636,7 +636,7 @@ static int svod_xfer_async(int fd, unsigned long cmd, uint64_t handle, uint64_t 
  *	ends (the driver pinned its pages: unmapping it does not stop the
  *	transfer, changing it changes what lands)
  * @length: bytes; 0 is a no-op (it still takes a timeline value)
- * @flags: SVOD_XFER_CPU or 0 (the asynchronous path runs on the CPU engine)
+ * @flags: SVOD_XFER_CPU, SVOD_XFER_DMA or 0 (auto)
  * @seqno: out (may be NULL): the transfer's value on the file's timeline,
  *	what svod_wait() takes
  * @fence_fd: out (NULL: no fence fd): a sync_file (O_CLOEXEC) that

@@ -229,7 +229,7 @@ class StorageAllocator:
         ``result()``, ``fileno()``, ``await``). The driver makes every check
         :meth:`stage` makes before it returns; ``data`` is kept alive, and
         must not change, until the transfer ends. ``engine``: ``None``,
-        ``"auto"`` or ``"cpu"`` (the asynchronous path runs on the CPU).
+        ``"auto"``, ``"cpu"`` or ``"dma"``.
         Raises as :meth:`stage`, and :class:`OSError` ``EAGAIN`` when the
         file has too many transfers in flight (wait for one)."""
         kernel_handle, _, capacity = self._resolve(handle)
@@ -354,9 +354,8 @@ class StorageAllocator:
         return kernel_handle, req.device_addr, req.capacity
 
     def _submit(self, cmd, kernel_handle, offset, addr, length, engine, what):
-        if engine not in (None, "auto", "cpu"):
-            raise ValueError(f"engine must be one of None, 'auto', 'cpu' for an asynchronous "
-                             f"transfer, not {engine!r}")
+        if engine not in _ENGINES:
+            raise ValueError(f"engine must be one of None, 'auto', 'cpu', 'dma', not {engine!r}")
         x = _abi.Xfer(handle=kernel_handle, offset=offset, user_ptr=addr or 0, length=length,
                       flags=_ENGINES[engine] | _abi.XFER_ASYNC | _abi.XFER_FENCE_FD)
         while True:
