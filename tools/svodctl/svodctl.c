@@ -55,14 +55,15 @@ static const struct svodctl_cmd cmds[] = {
 	  "Allocate SIZE bytes (1M, 1MiB, 64k, 0x1000) in TIER (id or name); ALIGN 0 or\n"
 	  "\ta power of two. --hold keeps the allocation until stdin closes or a\n"
 	  "\tsignal arrives (handles die with the process's open file)." },
-	{ "free", svodctl_cmd_free, "HANDLE", "Free an allocation of this process." },
+	{ "free", svodctl_cmd_free, "HANDLE",
+	  "Free an allocation (in `svodctl run`: a handle lives in its open file)." },
 	{ "resolve", svodctl_cmd_resolve, "HANDLE",
-	  "Print the tier, device address and capacity of a handle of this process." },
+	  "Print the tier, device address and capacity of a handle (in `svodctl run`)." },
 	{ "stage", svodctl_cmd_stage,
 	  "HANDLE OFFSET (--file F | --pattern SEED --length N) [--cpu|--dma]",
-	  "Copy bytes into an allocation's device memory." },
+	  "Copy bytes into an allocation's device memory (in `svodctl run`)." },
 	{ "read", svodctl_cmd_read, "HANDLE OFFSET LENGTH [--out F] [--cpu|--dma]",
-	  "Copy bytes out of an allocation (hex dump unless --out)." },
+	  "Copy bytes out of an allocation, hex dump unless --out (in `svodctl run`)." },
 	{ "declare", svodctl_cmd_declare,
 	  "[BDF [DECLARATION | -]] | [BDF] (--json | -o COLUMNS | --raw | --noheadings)",
 	  "Show the tiers of every device (or of BDF), or replace BDF's tiers\n"
@@ -398,6 +399,25 @@ int svodctl_cmd_alloc(int argc, char **argv)
 	return 0;
 }
 
+/* Nonzero while `svodctl run` executes its commands. */
+static int in_run;
+
+/*
+ * FREE, RESOLVE, STAGE and READ name a handle, and a handle lives only in
+ * the open file of /dev/svod that allocated it. A svodctl started for one
+ * command opens its own file, which holds no handle: such a call could only
+ * ever say ESTALE, so it says why instead (exit status 2).
+ */
+static int outside_run(const char *cmd)
+{
+	if (in_run)
+		return 0;
+	fprintf(stderr, "svodctl: %s: only inside `svodctl run`: a handle lives in the open file of "
+		"/dev/svod that allocated it, and this svodctl opened a new one, which holds none "
+		"(`svodctl run` runs alloc, %s and the rest on one open file)\n", cmd, cmd);
+	return SVODCTL_USAGE;
+}
+
 /**
  * svodctl_cmd_free() - `svodctl free HANDLE`
  * @argc: argument count
@@ -415,6 +435,8 @@ int svodctl_cmd_free(int argc, char **argv)
 		return svodctl_help(argv[0], 0);
 	if (argc != 2)
 		return svodctl_help(argv[0], SVODCTL_USAGE);
+	if (outside_run(argv[0]))
+		return SVODCTL_USAGE;
 	ret = svodctl_parse_handle(argv[1], &h);
 	if (ret)
 		return svodctl_err(argv[0], ret, "(no handle \"%s\" in this process)", argv[1]);
@@ -446,6 +468,8 @@ int svodctl_cmd_resolve(int argc, char **argv)
 		return svodctl_help(argv[0], 0);
 	if (argc != 2)
 		return svodctl_help(argv[0], SVODCTL_USAGE);
+	if (outside_run(argv[0]))
+		return SVODCTL_USAGE;
 	ret = svodctl_parse_handle(argv[1], &h);
 	if (ret)
 		return svodctl_err(argv[0], ret, "(no handle \"%s\" in this process)", argv[1]);
@@ -556,6 +580,8 @@ int svodctl_cmd_stage(int argc, char **argv)
 	    nr_pos != 2 || svodctl_parse_handle(pos[0], &h) ||
 	    svodctl_parse_u64(pos[1], &off))
 		return svodctl_help(argv[0], SVODCTL_USAGE);
+	if (outside_run(argv[0]))
+		return SVODCTL_USAGE;
 	have_seed = seed != UINT64_MAX;
 	if (!!file == have_seed || (have_seed && !len))
 		return svodctl_help(argv[0], SVODCTL_USAGE);
@@ -608,6 +634,8 @@ int svodctl_cmd_read(int argc, char **argv)
 	    nr_pos != 3 || svodctl_parse_handle(pos[0], &h) ||
 	    svodctl_parse_u64(pos[1], &off) || svodctl_parse_u64(pos[2], &len))
 		return svodctl_help(argv[0], SVODCTL_USAGE);
+	if (outside_run(argv[0]))
+		return SVODCTL_USAGE;
 	buf = malloc(len ? len : 1);
 	if (!buf)
 		return svodctl_err(argv[0], -ENOMEM, NULL);
@@ -854,8 +882,10 @@ int svodctl_cmd_run(int argc, char **argv)
 					     args[0]);
 			continue;
 		}
+		in_run = 1;
 		if (c->fn(n, args))
 			status = 1;
+		in_run = 0;
 		fflush(stdout);
 	}
 	if (in != stdin)
