@@ -3,11 +3,12 @@
  * svod asynchronous transfers.
  *
  * Submission (process context, any errno before anything is published):
- * the caps are reserved, the whole user buffer is pinned, the job and its
- * dma_fence are allocated and, on request, a sync_file and an fd for it;
- * then, under the file's queue lock, the job takes the next value of the
- * file's timeline and joins the queue, and only after that is the fd
- * installed and the worker kicked.
+ * the caps are reserved, the whole user buffer is pinned (for DMA also put
+ * in a scatterlist and mapped, with the BAR range, for the channel), the
+ * job and its dma_fence are allocated and, on request, a sync_file and an
+ * fd for it; then, under the file's queue lock, the job takes the next
+ * value of the file's timeline and joins the queue, and only after that is
+ * the fd installed and the worker kicked.
  *
  * Execution: one work item per file runs its queue in submission order on
  * an unbound workqueue, so files run side by side. The CPU engine copies
@@ -15,14 +16,19 @@
  * write-combined mapping; between chunks the job stops if it was cancelled
  * (FREE of its allocation, the file's release: -ECANCELED), if its tier is
  * being retired (-ENODEV) or if it ran past async_timeout_ms (-ETIMEDOUT).
+ * A DMA job is only started by the worker: each completion callback
+ * submits its next descriptor (one mapped segment, at most 64 KiB) or ends
+ * it, with the same stops; a watchdog resets a channel whose descriptor
+ * never completes.
  *
  * Signalling: from the moment a fence is published until it is signalled,
  * nothing on the path allocates memory or takes a lock that is held around
- * an allocation elsewhere (the dma_fence rules): the worker and the
- * cancellation take spinlocks only (this queue's, the fence's, the tier's
- * async_lock), never the tier's io_sem or the file's mutex, and the path is
- * annotated with dma_fence_begin_signalling(). Unpinning, dropping the tier
- * and freeing come after the signal.
+ * an allocation elsewhere (the dma_fence rules): the worker, the DMA
+ * callbacks and the cancellation take spinlocks only (this queue's, the
+ * fence's, the tier's async_lock, the job's dma_lock), never the tier's
+ * io_sem or the file's mutex, and the path is annotated with
+ * dma_fence_begin_signalling(). Unpinning, unmapping, dropping the tier and
+ * freeing come after the signal.
  *
  * A fence keeps the module loaded (a module reference per job, dropped when
  * the fence is freed), so a sync_file kept anywhere pins svod.ko.
