@@ -68,6 +68,24 @@ def _buffer(data):
     return ctypes.addressof(cbuf), view.nbytes, (view, cbuf)
 
 
+def _check_span(capacity, offset, nbytes, reading):
+    """``nbytes`` from byte ``offset`` of a ``capacity``-byte grant, checked:
+    :class:`ValueError` if they do not fit. A write's ``nbytes`` is its
+    data's (the reference's message); a read's may be ``None``, the rest of
+    the grant. Returns ``nbytes``."""
+    if offset < 0 or offset > capacity:
+        raise ValueError(f"offset {offset} is outside the handle's {capacity}-byte grant")
+    if not reading:
+        if nbytes > capacity - offset:
+            raise ValueError(f"{nbytes} bytes exceeds the handle's {capacity}-byte grant")
+        return nbytes
+    if nbytes is None:
+        nbytes = capacity - offset
+    if nbytes < 0 or nbytes > capacity - offset:
+        raise ValueError(f"{nbytes} bytes at offset {offset} exceeds the handle's {capacity}-byte grant")
+    return nbytes
+
+
 class StorageAllocator:
     """First-fit allocator over one declared tier's ``[base, base+capacity)``,
     minus reserved regions, served by the svod driver.
@@ -192,10 +210,7 @@ class StorageAllocator:
         """
         kernel_handle, base, capacity = self._resolve(handle)
         addr, nbytes, keep = _buffer(data)
-        if offset < 0 or offset > capacity:
-            raise ValueError(f"offset {offset} is outside the handle's {capacity}-byte grant")
-        if nbytes > capacity - offset:
-            raise ValueError(f"{nbytes} bytes exceeds the handle's {capacity}-byte grant")
+        _check_span(capacity, offset, nbytes, reading=False)
         if device is not None:
             if engine is not None:
                 raise ValueError("engine= applies to the driver's staging (device=None)")
@@ -211,12 +226,7 @@ class StorageAllocator:
         ``offset`` of the handle's allocation through the driver
         (``SVOD_IOCTL_READ``); returns ``bytes``."""
         kernel_handle, _, capacity = self._resolve(handle)
-        if offset < 0 or offset > capacity:
-            raise ValueError(f"offset {offset} is outside the handle's {capacity}-byte grant")
-        if nbytes is None:
-            nbytes = capacity - offset
-        if nbytes < 0 or nbytes > capacity - offset:
-            raise ValueError(f"{nbytes} bytes at offset {offset} exceeds the handle's {capacity}-byte grant")
+        nbytes = _check_span(capacity, offset, nbytes, reading=True)
         buf = bytearray(nbytes)
         addr, _, keep = _buffer(buf)
         self._xfer(_abi.IOCTL_READ, kernel_handle, offset, addr, nbytes, engine, "read")
@@ -234,10 +244,7 @@ class StorageAllocator:
         file has too many transfers in flight (wait for one)."""
         kernel_handle, _, capacity = self._resolve(handle)
         addr, nbytes, keep = _buffer(data)
-        if offset < 0 or offset > capacity:
-            raise ValueError(f"offset {offset} is outside the handle's {capacity}-byte grant")
-        if nbytes > capacity - offset:
-            raise ValueError(f"{nbytes} bytes exceeds the handle's {capacity}-byte grant")
+        _check_span(capacity, offset, nbytes, reading=False)
         x = self._submit(_abi.IOCTL_STAGE, kernel_handle, offset, addr, nbytes, engine, "stage")
         return Transfer(self._fileno(), x.seqno, x.fence_fd, nbytes, keep, what="stage")
 
@@ -246,12 +253,7 @@ class StorageAllocator:
         byte ``offset``; the :class:`svod.transfer.Transfer`'s ``result()``
         (or ``await``) gives the ``bytes``."""
         kernel_handle, _, capacity = self._resolve(handle)
-        if offset < 0 or offset > capacity:
-            raise ValueError(f"offset {offset} is outside the handle's {capacity}-byte grant")
-        if nbytes is None:
-            nbytes = capacity - offset
-        if nbytes < 0 or nbytes > capacity - offset:
-            raise ValueError(f"{nbytes} bytes at offset {offset} exceeds the handle's {capacity}-byte grant")
+        nbytes = _check_span(capacity, offset, nbytes, reading=True)
         buf = bytearray(nbytes)
         addr, _, keep = _buffer(buf)
         x = self._submit(_abi.IOCTL_READ, kernel_handle, offset, addr, nbytes, engine, "read")

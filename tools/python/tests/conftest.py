@@ -51,6 +51,19 @@ def shape():
     return dict(DEFAULT_SHAPE)
 
 
+@pytest.fixture
+def alloc(shape):
+    """An allocator on /dev/svod's default tier, closed afterwards."""
+    with svod.StorageAllocator(path=DEVICE, **shape) as a:
+        yield a
+
+
+def pattern(n, seed):
+    """n bytes of (i * 7 + seed) mod 256 (period 256: built by repetition)."""
+    block = bytes((i * 7 + seed) & 0xFF for i in range(256))
+    return (block * (n // 256 + 1))[:n]
+
+
 class Backend:
     """Makes allocators of one implementation and closes them afterwards."""
 

@@ -9,23 +9,11 @@ import selectors
 
 import pytest
 
-import svod
-from conftest import DEVICE, have_device
+from conftest import DEVICE, have_device, pattern
 
 pytestmark = pytest.mark.skipif(not have_device(), reason=f"no {DEVICE}")
 
 MIB = 1 << 20
-
-
-@pytest.fixture
-def alloc(shape):
-    with svod.StorageAllocator(path=DEVICE, **shape) as a:
-        yield a
-
-
-def pattern(n, seed):
-    block = bytes((i * 7 + seed) & 0xFF for i in range(256))
-    return (block * (n // 256 + 1))[:n]
 
 
 def test_stage_async_result_and_read_async(alloc):

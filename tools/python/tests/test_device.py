@@ -9,21 +9,9 @@ import pytest
 
 import svod
 from svod import _abi
-from conftest import DEVICE, have_device
+from conftest import DEVICE, have_device, pattern
 
 pytestmark = pytest.mark.skipif(not have_device(), reason=f"no {DEVICE}")
-
-
-@pytest.fixture
-def alloc(shape):
-    with svod.StorageAllocator(path=DEVICE, **shape) as a:
-        yield a
-
-
-def pattern(n, seed):
-    """n bytes of (i * 7 + seed) mod 256 (period 256: built by repetition)."""
-    block = bytes((i * 7 + seed) & 0xFF for i in range(256))
-    return (block * (n // 256 + 1))[:n]
 
 
 def test_stage_and_read_back(alloc):
