@@ -833,12 +833,21 @@ static bool svod_async_runs(struct svod_async *q, const void *key)
 	return runs;
 }
 
-/*
- * Cancel the queued jobs of @key (every job if NULL): each signals
- * -ECANCELED, having moved nothing; stop the running one at its next chunk
- * and wait for it to stop touching the BAR.
+/**
+ * svod_async_cancel() - cancel every transfer of an allocation
+ * @q: the file's queue
+ * @key: the allocation, its handle already gone; NULL: every transfer
+ *
+ * Queued transfers end with -ECANCELED before they move a byte; a running
+ * one (CPU, or DMA with a descriptor in flight) stops at its next chunk or
+ * descriptor (with -ECANCELED) and this waits for that, so when it returns
+ * no transfer of @key touches the BAR again and the range may go back to
+ * its tier.
+ *
+ * Context: process context; sleeps for at most one chunk or descriptor of
+ * a running transfer. No svod lock held.
  */
-static void svod_async_cancel_key(struct svod_async *q, const void *key)
+void svod_async_cancel(struct svod_async *q, const void *key)
 {
 	unsigned long irq;
 	struct svod_async_job *job, *tmp;
@@ -875,24 +884,6 @@ static void svod_async_cancel_key(struct svod_async *q, const void *key)
 	wait_var_event(&q->running, !svod_async_runs(q, key));
 	wait_var_event(&q->dma, !svod_async_dma_runs(q, key));
 }
-
-/**
- * svod_async_cancel() - cancel every transfer of an allocation
- * @q: the file's queue
- * @key: the allocation, its handle already gone
- *
- * Queued transfers end with -ECANCELED before they move a byte; a running
- * one stops at its next chunk (with -ECANCELED) and this waits for that,
- * so when it returns no transfer of @key touches the BAR again and the
- * range may go back to its tier.
- *
- * Context: process context; sleeps for at most one chunk of the running
- * transfer. No svod lock held.
- */
-void svod_async_cancel(struct svod_async *q, const void *key)
-{
-	svod_async_cancel_key(q, key);
-}
 EXPORT_SYMBOL_IF_KUNIT(svod_async_cancel);
 
 /**
@@ -909,7 +900,7 @@ void svod_async_fini(struct svod_async *q)
 {
 	unsigned int i;
 
-	svod_async_cancel_key(q, NULL);
+	svod_async_cancel(q, NULL);
 	flush_work(&q->work);
 	/* The DMA jobs' cleanup works: every page unpinned, every map gone. */
 	wait_var_event(&q->inflight, svod_async_idle(q));
