@@ -10,16 +10,17 @@
  * value of the file's timeline and joins the queue, and only after that is
  * the fd installed and the worker kicked.
  *
- * Execution: one work item per file runs its queue in submission order on
- * an unbound workqueue, so files run side by side. The CPU engine copies
+ * Execution: one work item per file runs its queue on an unbound
+ * workqueue, one job at a time in submission order (so the file's fences
+ * signal in timeline order), while files run side by side. The CPU engine copies
  * one chunk (1 MiB) at a time between the pinned pages and the BAR's
  * write-combined mapping; between chunks the job stops if it was cancelled
  * (FREE of its allocation, the file's release: -ECANCELED), if its tier is
  * being retired (-ENODEV) or if it ran past async_timeout_ms (-ETIMEDOUT).
  * A DMA job is only started by the worker: each completion callback
  * submits its next descriptor (one mapped segment, at most 64 KiB) or ends
- * it, with the same stops; a watchdog resets a channel whose descriptor
- * never completes.
+ * it, with the same stops, and its end queues the worker for the next job;
+ * a watchdog resets a channel whose descriptor never completes.
  *
  * Signalling: from the moment a fence is published until it is signalled,
  * nothing on the path allocates memory or takes a lock that is held around
@@ -158,7 +159,6 @@ static struct workqueue_struct *svod_async_aux_wq;
  * @pos: DMA: bytes moved
  * @deadline: DMA: ktime_get_ns() past which the transfer fails
  * @finished: DMA: set once, by whoever ends the transfer
- * @dma_node: DMA: entry in the queue's @dma while in flight
  * @watchdog: DMA: ends a transfer whose descriptor never completes
  * @cleanup: DMA: unmaps, unpins and drops the job after its end
  * @sgt_mapped: DMA: @sgt is mapped
@@ -194,7 +194,6 @@ struct svod_async_job {
 	u64 pos;
 	u64 deadline;
 	atomic_t finished;
-	struct list_head dma_node;
 	struct delayed_work watchdog;
 	struct work_struct cleanup;
 	bool sgt_mapped;
@@ -247,7 +246,6 @@ void svod_async_init(struct svod_async *q, u64 client_id)
 {
 	spin_lock_init(&q->lock);
 	INIT_LIST_HEAD(&q->queued);
-	INIT_LIST_HEAD(&q->dma);
 	q->context = dma_fence_context_alloc(1);
 	q->client_id = client_id;
 	INIT_WORK(&q->work, svod_async_work);
@@ -406,7 +404,6 @@ struct svod_async_job *svod_async_prepare(struct svod_async *q,
 	job->resume = req->resume;
 	job->to_device = req->to_device;
 	INIT_LIST_HEAD(&job->node);
-	INIT_LIST_HEAD(&job->dma_node);
 	INIT_DELAYED_WORK(&job->watchdog, svod_async_watchdog);
 	INIT_WORK(&job->cleanup, svod_async_cleanup);
 	spin_lock_init(&job->lock);
@@ -608,9 +605,15 @@ static void svod_async_dma_finish(struct svod_async_job *job, int status)
 	svod_dev_tier_async_exit(job->tier);
 	svod_async_signal(job, job->pos, status);
 	spin_lock_irqsave(&q->lock, irq);
-	list_del_init(&job->dma_node);
+	q->dma = NULL;
 	spin_unlock_irqrestore(&q->lock, irq);
 	wake_up_var(&q->dma);
+	/*
+	 * The file's next job may start. Before the cleanup gives the job's
+	 * caps back: a file with none in flight is never queued again
+	 * (svod_async_fini() relies on it).
+	 */
+	queue_work(svod_async_wq, &q->work);
 	queue_work(svod_async_aux_wq, &job->cleanup);
 }
 
@@ -734,7 +737,7 @@ static void svod_async_cleanup(struct work_struct *work)
 
 /*
  * DMA: start a job from the file's worker, its tier entered. It goes on
- * from the engine's callbacks; the worker moves on to the next job. The
+ * from the engine's callbacks; its end queues the worker again. The
  * deadline is checked at each completion; a descriptor still pending at
  * twice async_timeout_ms is taken for hung (the watchdog).
  */
@@ -757,9 +760,12 @@ static void svod_async_work(struct work_struct *work)
 	int ret;
 
 	for (;;) {
+		/* One job at a time: a DMA job's end queues this work again. */
 		spin_lock_irqsave(&q->lock, irq);
-		job = list_first_entry_or_null(&q->queued, struct svod_async_job,
-					       node);
+		job = NULL;
+		if (!q->dma)
+			job = list_first_entry_or_null(&q->queued,
+						       struct svod_async_job, node);
 		if (job) {
 			list_del_init(&job->node);
 			q->running = job;
@@ -769,20 +775,22 @@ static void svod_async_work(struct work_struct *work)
 			return;
 
 		cookie = dma_fence_begin_signalling();
-		if (job->chan && svod_dev_tier_async_enter(job->tier)) {
+		moved = 0;
+		if (READ_ONCE(job->cancel)) {
+			/* Cancelled while queued: it ends here, in its turn. */
+			ret = -ECANCELED;
+		} else if (job->chan && svod_dev_tier_async_enter(job->tier)) {
 			/* In @dma before it leaves @running: cancels find it. */
 			spin_lock_irqsave(&q->lock, irq);
-			list_add_tail(&job->dma_node, &q->dma);
+			q->dma = job;
 			q->running = NULL;
 			spin_unlock_irqrestore(&q->lock, irq);
 			svod_async_dma_start(job);
 			dma_fence_end_signalling(cookie);
 			continue;
-		}
-		if (job->chan) {
+		} else if (job->chan) {
 			/* The tier is being retired: nothing touches its BAR. */
 			ret = -ENODEV;
-			moved = 0;
 		} else {
 			ret = svod_async_run(q, job, &moved);
 		}
@@ -812,12 +820,10 @@ static bool svod_async_idle(struct svod_async *q)
 static bool svod_async_dma_runs(struct svod_async *q, const void *key)
 {
 	unsigned long irq;
-	struct svod_async_job *job;
-	bool runs = false;
+	bool runs;
 
 	spin_lock_irqsave(&q->lock, irq);
-	list_for_each_entry(job, &q->dma, dma_node)
-		runs |= !key || job->key == key;
+	runs = q->dma && (!key || q->dma->key == key);
 	spin_unlock_irqrestore(&q->lock, irq);
 	return runs;
 }
@@ -838,11 +844,12 @@ static bool svod_async_runs(struct svod_async *q, const void *key)
  * @q: the file's queue
  * @key: the allocation, its handle already gone; NULL: every transfer
  *
- * Queued transfers end with -ECANCELED before they move a byte; a running
- * one (CPU, or DMA with a descriptor in flight) stops at its next chunk or
- * descriptor (with -ECANCELED) and this waits for that, so when it returns
- * no transfer of @key touches the BAR again and the range may go back to
- * its tier.
+ * Queued transfers are flagged: each ends with -ECANCELED in its turn,
+ * before it moves a byte (a file's fences signal in timeline order, as
+ * the dma_fence rules want of one context). A running one (CPU, or DMA with a
+ * descriptor in flight) stops at its next chunk or descriptor (with
+ * -ECANCELED) and this waits for that, so when it returns no transfer of
+ * @key touches the BAR again and the range may go back to its tier.
  *
  * Context: process context; sleeps for at most one chunk or descriptor of
  * a running transfer. No svod lock held.
@@ -850,33 +857,19 @@ static bool svod_async_runs(struct svod_async *q, const void *key)
 void svod_async_cancel(struct svod_async *q, const void *key)
 {
 	unsigned long irq;
-	struct svod_async_job *job, *tmp;
-	LIST_HEAD(cancelled);
-	bool cookie;
+	struct svod_async_job *job;
 
 	spin_lock_irqsave(&q->lock, irq);
-	list_for_each_entry_safe(job, tmp, &q->queued, node) {
-		if (!key || job->key == key)
-			list_move_tail(&job->node, &cancelled);
-	}
-	if (q->running && (!key || q->running->key == key))
-		WRITE_ONCE(q->running->cancel, true);
-	list_for_each_entry(job, &q->dma, dma_node) {
+	list_for_each_entry(job, &q->queued, node) {
 		if (!key || job->key == key)
 			WRITE_ONCE(job->cancel, true);
 	}
+	if (q->running && (!key || q->running->key == key))
+		WRITE_ONCE(q->running->cancel, true);
+	if (q->dma && (!key || q->dma->key == key))
+		WRITE_ONCE(q->dma->cancel, true);
 	spin_unlock_irqrestore(&q->lock, irq);
 
-	cookie = dma_fence_begin_signalling();
-	list_for_each_entry(job, &cancelled, node)
-		svod_async_signal(job, 0, -ECANCELED);
-	dma_fence_end_signalling(cookie);
-
-	list_for_each_entry_safe(job, tmp, &cancelled, node) {
-		list_del(&job->node);
-		svod_async_job_drop(q, job);
-		dma_fence_put(&job->fence);
-	}
 	/*
 	 * One chunk at most: the worker checks @cancel between chunks, the
 	 * DMA callbacks before they submit the next descriptor.
@@ -901,9 +894,13 @@ void svod_async_fini(struct svod_async *q)
 	unsigned int i;
 
 	svod_async_cancel(q, NULL);
-	flush_work(&q->work);
-	/* The DMA jobs' cleanup works: every page unpinned, every map gone. */
+	/*
+	 * The worker ends the cancelled jobs in their turn, the DMA jobs'
+	 * cleanup works unpin and unmap theirs. With none left nothing queues
+	 * the worker again: one flush and it is idle for good.
+	 */
 	wait_var_event(&q->inflight, svod_async_idle(q));
+	flush_work(&q->work);
 	WARN_ON(q->pinned);
 	if (!q->ring)
 		return;

@@ -34,8 +34,9 @@ struct seq_file;
  * @lock: protects every member below but @work
  * @queued: jobs not started yet, in submission order
  * @running: the job the worker is moving bytes for (CPU engine), or NULL
- * @dma: jobs whose DMA descriptors are in flight (the engine's callbacks
- *	move them on, chunk after chunk)
+ * @dma: the job whose DMA descriptors are in flight (the engine's
+ *	callbacks move it on, descriptor after descriptor), or NULL; the next
+ *	job waits for its end
  * @ring: the last SVOD_ASYNC_HISTORY jobs, by seqno, each with a
  *	reference on its fence; allocated at the first submission
  * @seqno: the last timeline value given, 0 before the first
@@ -50,7 +51,7 @@ struct svod_async {
 	spinlock_t lock;
 	struct list_head queued;
 	struct svod_async_job *running;
-	struct list_head dma;
+	struct svod_async_job *dma;
 	struct svod_async_job **ring;
 	u64 seqno;
 	unsigned int inflight;

@@ -30,7 +30,9 @@
  *   last holder closes it; fdinfo shows what is in flight;
  * - libsvod's svod_stage_async(), svod_read_async() and svod_wait();
  * - the DMA engine (where the guest has a channel): a transfer moves on
- *   from the engine's completions, FREE stops it at a descriptor's end,
+ *   from the engine's completions; a file's transfers of both engines end
+ *   one after another and their fences signal in timeline order (the
+ *   cancelled ones in their turn); FREE stops a transfer at a descriptor's end,
  *   and one past async_timeout_ms resets the channel (ETIMEDOUT), which
  *   then works.
  */
@@ -52,7 +54,7 @@
 #include "common.h"
 #include "tap.h"
 
-#define NR_CASES	36
+#define NR_CASES	37
 
 #define MIB		(1u << 20)
 #define BIG		(16 * MIB)
@@ -83,6 +85,18 @@ static int fence_status(int sfd, struct sync_file_info *info)
 	if (ioctl(sfd, SYNC_IOC_FILE_INFO, info))
 		return -1000 - errno;
 	return info->status;
+}
+
+/* When a sync_file's one fence signalled (CLOCK_MONOTONIC ns), or -1. */
+static long long fence_stamp(int sfd)
+{
+	struct sync_fence_info fi = { 0 };
+	struct sync_file_info info = { .num_fences = 1,
+				       .sync_fence_info = (uintptr_t)&fi };
+
+	if (ioctl(sfd, SYNC_IOC_FILE_INFO, &info) || !info.status)
+		return -1;
+	return fi.timestamp_ns;
 }
 
 /* A number from this file's fdinfo, or -1. */
@@ -497,16 +511,19 @@ static void test_libsvod(void)
 static void test_dma(void)
 {
 	uint64_t moved0;
-	struct svod_alloc a = { 0 };
-	struct svod_xfer x, y;
+	struct svod_alloc a = { 0 }, b = { 0 };
+	struct sync_file_info info;
+	struct svod_xfer x, y, o[4];
 	struct svod_wait w, w2;
-	int f = ht_open(), ret, r2, polls = 0;
+	int f = ht_open(), ret, r2, polls = 0, i, bad = 0, st[4] = { 0 };
+	long long stamp[4];
 	double t;
 
 	ret = f < 0 ? f : svod_alloc(f, tier.id, MIB, 0, &a);
 	r2 = ret ? ret : submit(f, a.handle, 0, src + 5, 64 << 10, SVOD_XFER_DMA, 1, &x);
 	if (r2 == -EOPNOTSUPP) {
 		tap_ok(1, "async_dma_eopnotsupp_without_channel");
+		tap_skip("no DMA_MEMCPY channel", "async_file_transfers_end_in_timeline_order");
 		tap_skip("no DMA_MEMCPY channel", "async_dma_free_stops_in_whole_descriptors");
 		tap_skip("no DMA_MEMCPY channel", "async_dma_timeout_resets_channel");
 		if (f >= 0)
@@ -521,6 +538,33 @@ static void test_dma(void)
 	       !memcmp(dst, src + 5, 64 << 10),
 	       "async_dma_stage_and_read_back (%s, status %d %d)", ht_err(ret), w.status,
 	       w2.status);
+
+	/*
+	 * One file's transfers run one after another, whatever their engines,
+	 * and their fences signal in timeline order, cancelled ones in their
+	 * turn too (SYNC_IOC_MERGE keeps only the later fence of a timeline,
+	 * so an early one would end a merged wait too soon). Two transfers on
+	 * @a behind a 16 KiB DMA (seconds), two on @b that FREE cancels.
+	 */
+	ret = ret ? ret : svod_alloc(f, tier.id, MIB, 0, &b);
+	for (i = 0; i < 4 && !ret; i++)
+		ret = submit(f, i < 2 ? a.handle : b.handle, 64 << 10, src, i ? 4096 : 16 << 10,
+			     (i % 2 ? SVOD_XFER_CPU : SVOD_XFER_DMA) | SVOD_XFER_FENCE_FD, 1,
+			     &o[i]);
+	ret = ret ? ret : svod_free(f, b.handle);
+	ret = ret ? ret : wait_for(f, o[3].seqno, FOREVER, &w);
+	for (i = 0; i < 4 && !ret; i++) {
+		stamp[i] = fence_stamp(o[i].fence_fd);
+		st[i] = fence_status(o[i].fence_fd, &info);
+		if (stamp[i] < 0 || (i && stamp[i] < stamp[i - 1]))
+			bad++;
+	}
+	tap_ok(!ret && !bad && st[0] == 1 && st[1] == 1 && st[2] == -ECANCELED &&
+	       st[3] == -ECANCELED,
+	       "async_file_transfers_end_in_timeline_order (%s, %d out of order, status %d %d "
+	       "%d %d)", ht_err(ret), bad, st[0], st[1], st[2], st[3]);
+	for (i = 0; i < 4 && !ret; i++)
+		close(o[i].fence_fd);
 
 	/*
 	 * FREE while a 256 KiB transfer runs: it stops at a descriptor's end
