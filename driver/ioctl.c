@@ -10,9 +10,11 @@
  *   know are zero, else -E2BIG (copy_struct_from_user(), as openat2 does);
  * - at most the caller's size is written back.
  *
- * A struct the command writes back (_IOWR) is written back once, unchanged,
- * before the handler runs: a struct that is readable but not writable fails
- * with -EFAULT before anything happens (no byte staged, nothing allocated).
+ * A struct that is readable but not writable fails with -EFAULT and leaves
+ * nothing behind: a command whose effect cannot be undone (STAGE and READ:
+ * bytes moved, a transfer queued) writes the struct back once, unchanged,
+ * before its handler runs; ALLOC has an unwind for a reply that cannot be
+ * written; the others change no state a caller could lose.
  * Handlers get the kernel copy and fill their outputs in place. Outputs go
  * back on success, and on failure too for the commands that say so (STAGE,
  * READ and PLAN report how far they got). A handler's -ERESTARTSYS (the
@@ -35,6 +37,8 @@
 
 /* Outputs are written back when the handler fails too. */
 #define SVOD_IOCTL_OUT_ON_ERROR	BIT(0)
+/* The struct is written back before the handler runs (nothing to unwind). */
+#define SVOD_IOCTL_PROBE	BIT(1)
 
 /**
  * struct svod_ioctl_desc - one command of /dev/svod
@@ -82,9 +86,11 @@ static const struct svod_ioctl_desc svod_ioctls[] = {
 	SVOD_IOCTL_DEF(RESOLVE, SVOD_RESOLVE_SIZE_VER0, 0, 0,
 		       svod_resolve_ioctl, NULL),
 	SVOD_IOCTL_DEF(STAGE, SVOD_XFER_SIZE_VER0, SVOD_XFER_SIZE_VER1,
-		       SVOD_IOCTL_OUT_ON_ERROR, svod_stage_ioctl, NULL),
+		       SVOD_IOCTL_OUT_ON_ERROR | SVOD_IOCTL_PROBE,
+		       svod_stage_ioctl, NULL),
 	SVOD_IOCTL_DEF(READ, SVOD_XFER_SIZE_VER0, SVOD_XFER_SIZE_VER1,
-		       SVOD_IOCTL_OUT_ON_ERROR, svod_read_ioctl, NULL),
+		       SVOD_IOCTL_OUT_ON_ERROR | SVOD_IOCTL_PROBE,
+		       svod_read_ioctl, NULL),
 	SVOD_IOCTL_DEF(PLAN, SVOD_PLAN_SIZE_VER0, 0,
 		       SVOD_IOCTL_OUT_ON_ERROR, svod_plan_ioctl, NULL),
 	SVOD_IOCTL_DEF(MAP_OFFSET, SVOD_MAP_OFFSET_SIZE_VER0, 0, 0,
@@ -117,8 +123,9 @@ static const struct svod_ioctl_desc *svod_ioctl_find(unsigned int cmd)
  * Return: 0 or a negative errno: -ENOTTY for an unknown command or a known
  * number with another direction; -EINVAL for a struct shorter than the
  * command's first layout; -E2BIG for a longer struct whose extra bytes are
- * not zero; -EFAULT if the struct cannot be read, or (_IOWR) written back;
- * else the handler's.
+ * not zero; -EFAULT if the struct cannot be read, or (_IOWR) written back
+ * (STAGE and READ: before they run; the others after, undone or without
+ * effect); else the handler's.
  */
 long svod_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 {
@@ -139,7 +146,7 @@ long svod_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 	ret = copy_struct_from_user(kdata, desc->size, uarg, usize);
 	if (ret)
 		return ret;
-	if ((desc->dir & _IOC_READ) && copy_to_user(uarg, kdata, outsize))
+	if ((desc->flags & SVOD_IOCTL_PROBE) && copy_to_user(uarg, kdata, outsize))
 		return -EFAULT;
 	ret = desc->func(sf, kdata);
 	if (ret == -ERESTARTSYS && (!desc->restart_size || usize < desc->restart_size))

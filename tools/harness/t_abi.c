@@ -7,7 +7,9 @@
  * with less than the first layout (EINVAL), and with a longer struct, as a
  * newer binary would pass: a zero tail works, a nonzero tail is E2BIG and
  * changes nothing. Replies never go past the caller's size. QUERY's element
- * size, and the outputs STAGE, READ and PLAN write back on failure.
+ * size, PLAN's event size, and the outputs STAGE, READ and PLAN write back
+ * on failure. A
+ * struct that can be read but not written: EFAULT, nothing left behind.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,7 +27,7 @@
 #include "tap.h"
 
 #define NR_CMDS		9
-#define NR_CASES	(NR_CMDS * 6 + 8 + 6 + 2 + 1 + 4)
+#define NR_CASES	(NR_CMDS * 6 + (NR_CMDS - 1) + 8 + 6 + 2 + 1 + 4 + 6)
 
 /* Bytes a "newer binary" appends to each struct. */
 #define TAIL		64
@@ -514,6 +516,51 @@ static void test_plan_outputs(void)
 	       p.failed_event);
 }
 
+/*
+ * PLAN's event_size: a newer binary's larger events (zero tails) plan the
+ * same offsets as 24-byte ones; a nonzero tail is E2BIG; sizes below the
+ * first layout, not a multiple of 8 or past 4096 are EINVAL, as is pad3.
+ */
+static void test_plan_event_size(void)
+{
+	struct big_event {
+		struct svod_plan_event ev;
+		uint64_t tail[2];
+	} big[3] = {
+		{ .ev = { .op = SVOD_PLAN_ALLOC, .id = 1, .size = 1000 } },
+		{ .ev = { .op = SVOD_PLAN_ALLOC, .id = 2, .size = 300, .align = 512 } },
+		{ .ev = { .op = SVOD_PLAN_FREE, .id = 1 } },
+	};
+	struct svod_plan_event ev[3] = { big[0].ev, big[1].ev, big[2].ev };
+	uint64_t off[3], off40[3];
+	struct svod_plan p = {
+		.arena_size = 1 << 20, .block_size = 256, .lv2_cnt = 32, .nr_events = 3,
+		.events_ptr = (uintptr_t)ev, .offsets_ptr = (uintptr_t)off,
+	};
+	struct svod_plan q = p;
+	static const uint32_t bad[] = { 16, 28, 4104 };
+	unsigned int i;
+	int ret, r40;
+
+	ret = svod_plan(fd, &p);
+	q.events_ptr = (uintptr_t)big;
+	q.offsets_ptr = (uintptr_t)off40;
+	q.event_size = sizeof(big[0]);
+	r40 = svod_plan(fd, &q);
+	tap_ok(!ret && !r40 && !memcmp(off, off40, sizeof(off)) && p.peak == q.peak,
+	       "plan_event_size_40_zero_tails_plans_the_same (%s, %s)", ht_err(ret), ht_err(r40));
+
+	big[2].tail[1] = 1;
+	tap_errno(svod_plan(fd, &q), -E2BIG, "plan_event_nonzero_tail_e2big");
+	for (i = 0; i < 3; i++) {
+		q.event_size = bad[i];
+		tap_errno(svod_plan(fd, &q), -EINVAL, "plan_event_size_%u_einval", bad[i]);
+	}
+	q.event_size = 0;
+	q.pad3 = 1;
+	tap_errno(svod_plan(fd, &q), -EINVAL, "plan_pad3_einval");
+}
+
 /* FREE is _IOW: its struct is only read, so a read-only one works. */
 static void test_free_reads_only(void)
 {
@@ -577,6 +624,40 @@ static void test_readonly_structs(void)
 	munmap(page, ps);
 }
 
+/*
+ * Every _IOWR command with a struct that can be read but not written:
+ * EFAULT, and nothing of the driver's left behind (ALLOC undoes itself;
+ * STAGE and READ write the struct back before they run; the others change
+ * nothing). PLAN has filled its offsets array by then: the caller's output.
+ */
+static void test_readonly_each(void)
+{
+	size_t ps = (size_t)sysconf(_SC_PAGESIZE);
+	const struct cmd *c;
+	unsigned int i;
+	void *page;
+	int ret;
+
+	page = mmap(NULL, ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	for (i = 0; i < NR_CMDS; i++) {
+		c = &cmds[i];
+		if (c->dir != RW)
+			continue;
+		ret = -ENOMEM;
+		if (page != MAP_FAILED) {
+			mprotect(page, ps, PROT_READ | PROT_WRITE);
+			memset(page, 0, ps);
+			c->fill(page);
+			mprotect(page, ps, PROT_READ);
+			ret = call(c, c->size, page);
+		}
+		tap_ok(ret == -EFAULT && (c->nr == 0x06 || c->untouched()),
+		       "%s_readonly_struct_efault_nothing_left (%s)", c->name, ht_err(ret));
+	}
+	if (page != MAP_FAILED)
+		munmap(page, ps);
+}
+
 /* Argument errors come before any state: an unknown tier cannot hide them. */
 static void test_argument_errors_first(void)
 {
@@ -617,8 +698,10 @@ int main(void)
 	test_query_elements();
 	test_done();
 	test_plan_outputs();
+	test_plan_event_size();
 	test_free_reads_only();
 	test_readonly_structs();
+	test_readonly_each();
 	test_argument_errors_first();
 
 	svod_free(fd, live_handle);

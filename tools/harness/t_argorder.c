@@ -164,6 +164,10 @@ static const struct bad bads[] = {
 	F(6, svod_plan, block_size, 0, -EINVAL),
 	F(6, svod_plan, lv2_cnt, 257, -EINVAL),
 	F(6, svod_plan, strategy, 7, -EINVAL),
+	F(6, svod_plan, pad3, 1, -EINVAL),
+	F(6, svod_plan, event_size, 16, -EINVAL),
+	F(6, svod_plan, event_size, 28, -EINVAL),
+	F(6, svod_plan, event_size, 4104, -EINVAL),
 	F(7, svod_map_offset, flags, 1, -EINVAL),
 	F(7, svod_map_offset, pad, 1, -EINVAL),
 };
