@@ -206,7 +206,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "libsvod.h"
+#include "libsvodplan.h"
 
 #define SOLVE_NONE	UINT32_MAX
 /* Conflicting pairs beyond this are refused (-E2BIG): hint check cost. */
