@@ -3,9 +3,10 @@
  * libsvodplan: the arena planner's search, in userspace.
  *
  * svod_plan_solve() plans the same event lists as SVOD_IOCTL_PLAN (struct
- * svod_plan_event, uapi/linux/svod.h, with the same rules and the same
- * errno for a malformed event) and searches, within a time budget, for the
- * plan with the lowest peak (Documentation/planner-search.rst). It needs no
+ * svod_plan_event, uapi/linux/svod.h, with the same rules, the same errno
+ * and failed event for a malformed one) and searches, within a time
+ * budget, for the plan with the lowest peak (Documentation/planner.rst,
+ * "Search"; its measurements: planner-search.rst). It needs no
  * device: it takes no file descriptor and keeps no state between calls.
  * It may run a second search on a thread of its own for the length of the
  * call (joined before it returns), so a static program links libsvodplan.a
@@ -46,7 +47,8 @@ struct svod_solve_params {
  * @peak: peak of the returned plan
  * @lower_bound: largest sum of requested live bytes (as the ioctl's)
  * @nodes: search nodes visited
- * @failed_event: the malformed event (-EINVAL), else ~0U
+ * @failed_event: the malformed event (-EINVAL), the ALLOC placed highest
+ *	(-ENOSPC), else ~0U
  * @optimal: 1 when @peak meets the lower bound or the search completed
  */
 struct svod_solve_result {

@@ -209,6 +209,8 @@
 #include "libsvodplan.h"
 
 #define SOLVE_NONE	UINT32_MAX
+/* bit_length(32): the reference TLSF's second level, for its size rule. */
+#define SOLVE_L2_BITS	6
 /* Conflicting pairs beyond this are refused (-E2BIG): hint check cost. */
 #define SOLVE_MAX_PAIRS	(64u << 20)
 /* Padded sizes summing to this or more are not searched (overflow). */
@@ -2122,6 +2124,53 @@ out:
 	return err;
 }
 
+/*
+ * An ALLOC is malformed where its size (at least @block_size) plus its
+ * alignment minus one, rounded up to the granule of its TLSF bucket, does
+ * not fit in 64 bits: the ioctl's rule, with the reference's 32
+ * second-level buckets (SOLVE_L2_BITS). Reported after solve_pair()'s
+ * errors, as SVOD_PLAN_BEST does.
+ */
+static int solve_check_sizes(const struct svod_plan_event *ev, uint32_t n,
+			     uint64_t block_size, uint32_t *failed)
+{
+	uint64_t need, align, granule;
+	uint32_t i;
+	int msb;
+
+	for (i = 0; i < n; i++) {
+		if (ev[i].op != SVOD_PLAN_ALLOC)
+			continue;
+		need = solve_max(ev[i].size, block_size);
+		align = solve_max(ev[i].align, 1);
+		if (need > UINT64_MAX - (align - 1)) {
+			*failed = i;
+			return -EINVAL;
+		}
+		need += align - 1;
+		msb = 64 - __builtin_clzll(need);
+		granule = msb > SOLVE_L2_BITS ? 1ULL << (msb - SOLVE_L2_BITS) : 1;
+		if (need > UINT64_MAX - (granule - 1)) {
+			*failed = i;
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* The ALLOC whose end is the plan's peak (the first such), else ~0U. */
+static uint32_t solve_highest(const struct svod_plan_event *ev, uint32_t n,
+			      uint64_t block_size, const uint64_t *offsets, uint64_t peak)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (ev[i].op == SVOD_PLAN_ALLOC && offsets[i] != SVOD_PLAN_NO_OFFSET &&
+		    offsets[i] + solve_max(ev[i].size, block_size) == peak)
+			return i;
+	return UINT32_MAX;
+}
+
 /* Largest sum of requested live bytes, saturating (the kernel's bound). */
 static uint64_t solve_lower_bound(const struct svod_plan_event *ev, uint32_t n,
 				  const uint32_t *last)
@@ -2721,6 +2770,8 @@ static int solve_plan(const struct svod_plan_event *ev, uint32_t n,
 		goto out;
 	}
 	err = solve_pair(ev, n, last, &res->failed_event);
+	if (!err)
+		err = solve_check_sizes(ev, n, p->block_size, &res->failed_event);
 	if (err)
 		goto out;
 	res->lower_bound = solve_lower_bound(ev, n, last);
@@ -2779,8 +2830,10 @@ static int solve_plan(const struct svod_plan_event *ev, uint32_t n,
 	}
 	if (res->peak <= res->lower_bound)
 		res->optimal = 1;
-	if (res->peak > p->arena_size)
+	if (res->peak > p->arena_size) {
+		res->failed_event = solve_highest(ev, n, p->block_size, offsets, res->peak);
 		err = -ENOSPC;
+	}
 out:
 	free(seg);
 	free(last);
@@ -2852,12 +2905,25 @@ static void *solve_job_run(void *arg)
  * @res->optimal is set when the peak meets the lower bound or a search
  * ended without a plan below it.
  *
+ * Malformed input is refused as SVOD_IOCTL_PLAN's SVOD_PLAN_BEST refuses
+ * it, with the same errno and @res->failed_event, before any search: an
+ * unknown op, a FREE with nonzero size or align, an ALLOC of a live id, a
+ * FREE of an id that is not live (never allocated, freed already, or
+ * freed before its ALLOC) first, then an ALLOC whose size (at least
+ * @p->block_size) plus align minus one, rounded up to its TLSF bucket's
+ * granule, does not fit in 64 bits. The search has no lv2_cnt: it takes
+ * the reference's, 32; with another one the ioctl's granule differs, and
+ * the two may disagree on sizes above 2^63.
+ *
  * Context: any thread; allocates memory (O(n)).
- * Return: 0; -EINVAL for a bad parameter or a malformed event
- * (@res->failed_event says which); -ENOSPC if the best plan does not fit
- * the arena (or, without a valid @hint, if the sizes and alignments of a
- * segment sum to 2^62 bytes or more: not searched); -E2BIG for more than
- * 64M pairs of buffers live at once in a segment; -ENOMEM.
+ * Return: 0; -EINVAL for a bad parameter (@res->failed_event ~0U) or a
+ * malformed event (@res->failed_event says which; @offsets all
+ * SVOD_PLAN_NO_OFFSET); -ENOSPC if the best plan does not fit the arena
+ * (@offsets hold it, @res->peak is the arena it needs and
+ * @res->failed_event the ALLOC it placed highest; or, without a valid
+ * @hint, if the sizes and alignments of a segment sum to 2^62 bytes or
+ * more: not searched, @res->failed_event ~0U); -E2BIG for more than 64M
+ * pairs of buffers live at once in a segment; -ENOMEM.
  */
 int svod_plan_solve(const struct svod_plan_event *ev, uint32_t n,
 		    const struct svod_solve_params *p, const uint64_t *hint,
