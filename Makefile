@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # svod: `make` builds svod.ko against KDIR; `make install` installs it with
-# the udev rule, group svod, svodctl, libsvod, man pages and bash completion
-# (`make uninstall` removes them); `make check` runs every test; `make demo`
+# the udev rule, group svod, svodctl, libsvod, libsvodplan, man pages and
+# bash completion (`make uninstall` removes them); `make check` runs every test; `make demo`
 # boots a guest and shows svod at work. Both install what they need (Debian
 # 12 packages) first. `make help` lists every target.
 #
@@ -17,7 +17,7 @@ RUNNING_KDIR := $(wildcard /lib/modules/$(shell uname -r)/build)
 # the headers, or name a tree, e.g. KDIR=$$(tools/rig/kernel.sh).
 KDIR ?= $(RUNNING_KDIR)
 
-# Userspace install: PREFIX for svodctl, libsvod, man pages and bash
+# Userspace install: PREFIX for svodctl, libsvod, libsvodplan, man pages and bash
 # completion; DESTDIR for packagers (then no groupadd, depmod or udev reload:
 # the package's maintainer scripts do those on the target).
 PREFIX ?= /usr/local
@@ -76,7 +76,7 @@ help:
 	@echo "                   (KUNIT=svod_stage,...: those KUnit suites too, with ONLY)"
 	@echo "  selftest         only the rig's self-test (the judge catches failures)"
 	@echo "  demo             boot Debian's kernel, load svod, run a svodctl session"
-	@echo "  tools            libsvod, svodctl, the harness"
+	@echo "  tools            libsvod, libsvodplan, svodctl, the harness"
 	@echo "  install, uninstall  svod.ko, udev rule, group, tools (PREFIX, DESTDIR)"
 	@echo "  install-modules, install-tools, uninstall-modules, uninstall-tools"
 	@echo "  deps             install the Debian 12 packages the rig needs"

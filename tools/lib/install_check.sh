@@ -2,8 +2,8 @@
 # install_check.sh: `make -C tools install` into a DESTDIR with PREFIX=/opt/svod,
 # then build a C and a C++ program against the installed libsvod with
 # `pkg-config --cflags --libs svod` only (PKG_CONFIG_SYSROOT_DIR maps the
-# .pc's paths into the DESTDIR) and run them; `make -C tools uninstall`
-# must leave no file behind. TAP-style lines, exit status 1 on a failure.
+# .pc's paths into the DESTDIR) and run them, the same for libsvodplan
+# (shared and static); `make -C tools uninstall` must leave no file behind. TAP-style lines, exit status 1 on a failure.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
@@ -21,8 +21,10 @@ else
 	exit 1
 fi
 missing=
-for f in bin/svodctl lib/libsvod.a lib/libsvod.so lib/libsvod.so.1 include/libsvod.h \
+for f in bin/svodctl lib/libsvod.a lib/libsvod.so lib/libsvod.so.2 include/libsvod.h \
 	include/linux/svod.h lib/pkgconfig/svod.pc lib/pkgconfig/libsvod.pc \
+	lib/libsvodplan.a lib/libsvodplan.so lib/libsvodplan.so.1 include/libsvodplan.h \
+	lib/pkgconfig/libsvodplan.pc \
 	share/man/man1/svodctl.1 share/man/man4/svod.4 \
 	share/bash-completion/completions/svodctl; do
 	[ -e "$dest$prefix/$f" ] || missing="$missing $f"
@@ -75,6 +77,62 @@ if ${CXX:-g++} -static -o "$tmp/prog-static" "$tmp/prog.cc" $(pkg-config --stati
 else
 	nok "a static c++ program links libsvod.a" "$tmp/log"
 fi
+# libsvodplan alone: its header needs only linux/svod.h, the program no
+# device (two buffers live together, a third after them: peak 3 blocks).
+cat >"$tmp/plan.c" <<'PROG'
+#include <stdio.h>
+#include <libsvodplan.h>
+
+int main(void)
+{
+	const struct svod_plan_event ev[] = {
+		{ .op = SVOD_PLAN_ALLOC, .id = 1, .size = 256 },
+		{ .op = SVOD_PLAN_ALLOC, .id = 2, .size = 512 },
+		{ .op = SVOD_PLAN_FREE, .id = 1 },
+		{ .op = SVOD_PLAN_ALLOC, .id = 3, .size = 256 },
+		{ .op = SVOD_PLAN_FREE, .id = 2 },
+		{ .op = SVOD_PLAN_FREE, .id = 3 },
+	};
+	const struct svod_solve_params p = { .block_size = 256, .arena_size = 1 << 20,
+					     .seconds = 0.5 };
+	struct svod_solve_result r;
+	uint64_t off[6];
+
+	if (svod_plan_solve(ev, 6, &p, NULL, off, &r))
+		return 1;
+	printf("peak %llu optimal %u\n", (unsigned long long)r.peak, r.optimal);
+	return 0;
+}
+PROG
+cp "$tmp/plan.c" "$tmp/plan.cc"
+pflags=$(pkg-config --cflags --libs libsvodplan)
+echo "# pkg-config --cflags --libs libsvodplan: $pflags"
+for lang in c c++; do
+	if [ $lang = c ]; then cc=${CC:-gcc}; src=$tmp/plan.c; else cc=${CXX:-g++}; src=$tmp/plan.cc; fi
+	# shellcheck disable=SC2086
+	if $cc -o "$tmp/plan-$lang" "$src" $pflags >"$tmp/log" 2>&1 &&
+	   [ "$(LD_LIBRARY_PATH=$dest$prefix/lib "$tmp/plan-$lang")" = "peak 768 optimal 1" ]; then
+		ok "a $lang program builds with pkg-config --cflags --libs libsvodplan and runs"
+	else
+		nok "a $lang program builds with pkg-config --cflags --libs libsvodplan and runs" "$tmp/log"
+	fi
+done
+# shellcheck disable=SC2046
+if ${CC:-gcc} -static -o "$tmp/plan-static" "$tmp/plan.c" \
+	$(pkg-config --static --cflags --libs libsvodplan) >"$tmp/log" 2>&1 &&
+   [ "$("$tmp/plan-static")" = "peak 768 optimal 1" ]; then
+	ok "a static c program links libsvodplan.a"
+else
+	nok "a static c program links libsvodplan.a" "$tmp/log"
+fi
+if nm -D "$dest$prefix/lib/libsvod.so" | grep -qE ' (pthread_create|svod_plan_solve)($|@)' ||
+   ! nm -D "$dest$prefix/lib/libsvodplan.so" | grep -q ' T svod_plan_solve$'; then
+	nm -D "$dest$prefix/lib/libsvod.so" >"$tmp/log"
+	nok "the search is in libsvodplan.so, not libsvod.so (no pthread_create there)" "$tmp/log"
+else
+	ok "the search is in libsvodplan.so, not libsvod.so (no pthread_create there)"
+fi
+
 if "$dest$prefix/bin/svodctl" --version >"$tmp/log" 2>&1 &&
    grep -qx "svodctl $(cat "$top/VERSION")" "$tmp/log"; then
 	ok "installed svodctl --version"

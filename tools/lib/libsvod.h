@@ -92,6 +92,11 @@ int svod_read_async(int fd, uint64_t handle, uint64_t offset, void *buf,
 		    uint64_t length, uint32_t flags, uint64_t *seqno, int *fence_fd);
 int svod_wait(int fd, uint64_t seqno, int timeout_ms, int *status, uint64_t *done);
 
+/*
+ * SVOD_IOCTL_PLAN: the kernel's planners (TLSF, BEST). The search for a
+ * plan with a lower peak is libsvodplan's svod_plan_solve() (libsvodplan.h),
+ * which needs no device; it left this library with libsvod.so.2.
+ */
 int svod_plan(int fd, struct svod_plan *plan);
 
 /*
@@ -146,43 +151,6 @@ int svod_decl_write(const char *bdf, const struct svod_tier_decl *decls,
 int svod_tiers_read(const char *bdf, char *buf, size_t len);
 int svod_tiers_write(const char *bdf, const char *text);
 int svod_devices(char (*bdfs)[SVOD_NAME_LEN], unsigned int cap);
-/**
- * struct svod_solve_params - what svod_plan_solve() plans with
- * @block_size: minimum buffer size, > 0 (as struct svod_plan)
- * @arena_size: bytes in the arena, > 0
- * @seconds: time budget, in CPU seconds of each search thread (about the
- *	wall clock on an idle machine, longer on a loaded one, the same
- *	search either way); the search stops earlier at the lower bound.
- *	With two or more CPUs online, two searches run side by side, one
- *	per thread, each with this budget (Documentation/planner.rst,
- *	section Search)
- */
-struct svod_solve_params {
-	uint64_t block_size;
-	uint64_t arena_size;
-	double seconds;
-};
-
-/**
- * struct svod_solve_result - what svod_plan_solve() found
- * @peak: peak of the returned plan
- * @lower_bound: largest sum of requested live bytes (as the ioctl's)
- * @nodes: search nodes visited
- * @failed_event: the malformed event (-EINVAL), else ~0U
- * @optimal: 1 when @peak meets the lower bound or the search completed
- */
-struct svod_solve_result {
-	uint64_t peak;
-	uint64_t lower_bound;
-	uint64_t nodes;
-	uint32_t failed_event;
-	uint32_t optimal;
-};
-
-int svod_plan_solve(const struct svod_plan_event *ev, uint32_t n,
-		    const struct svod_solve_params *p, const uint64_t *hint,
-		    uint64_t *offsets, struct svod_solve_result *res);
-
 int svod_param_read(const char *name, uint64_t *val);
 int svod_param_write(const char *name, uint64_t val);
 int svod_driver_bind(const char *bdf, int bind);

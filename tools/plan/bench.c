@@ -4,7 +4,7 @@
  * network schedules (gen.h): TLSF and BEST events/s on 1M-event traces,
  * peak / lower bound of both strategies over a set of traces, then the
  * known-optimum instances (rect.h) and network traces as fixed-lifetime
- * problems: TLSF, BEST and libsvod's search (svod_plan_solve(), 1 s per
+ * problems: TLSF, BEST and libsvodplan's search (svod_plan_solve(), 1 s per
  * instance) against the optimum. `plan_bench --long` runs more instances.
  * `plan_bench --check` instead checks the invariants (check.c) of both
  * strategies over many generated traces, BEST on a 1M-event trace, and the
@@ -23,7 +23,7 @@
 
 #include "check.h"
 #include "gen.h"
-#include "libsvod.h"
+#include "libsvodplan.h"
 #include "rect.h"
 #include "../../driver/core/plan.h"
 
@@ -454,7 +454,7 @@ static uint32_t small_trace(uint64_t *st, uint32_t nb, unsigned int free_pct, ui
 	return n;
 }
 
-/* tools/lib/solve.c built with no table of proven states, no backjumps (Makefile). */
+/* solve.c (libsvodplan) built with no table of proven states, no backjumps (Makefile). */
 int svod_plan_solve_plain(const struct svod_plan_event *ev, uint32_t n,
 			  const struct svod_solve_params *p, const uint64_t *hint,
 			  uint64_t *offsets, struct svod_solve_result *res);

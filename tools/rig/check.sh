@@ -41,7 +41,7 @@ verdict_of() { # verdict_of WHAT CMD...: the command's exit status is the verdic
 
 step_kernel() { step kernel verdict_of "rig: test kernel built or reused" "$rig/kernel.sh"; }
 step_tools() {
-	step tools verdict_of "tools: libsvod, svodctl and the static harness build" \
+	step tools verdict_of "tools: libsvod, libsvodplan, svodctl and the static harness build" \
 		make -s -C "$top/tools"
 }
 

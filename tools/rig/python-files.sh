@@ -5,8 +5,8 @@
 # its extension modules, the standard library without what no test imports
 # (test suites, GUI, static lib), the packages pytest imports from
 # dist-packages (found by importing them), svod's package and tests
-# (byte-compiled here: compiling in TCG costs seconds), and
-# /svod/bin/t_python. Why copying and not a 9p share: Documentation/python.rst.
+# (byte-compiled here: compiling in TCG costs seconds), libsvodplan.so.1
+# and /svod/bin/t_python. Why copying and not a 9p share: Documentation/python.rst.
 set -euo pipefail
 stage=$1
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -66,6 +66,10 @@ cp -r "$top/tools/python/svod" "$top/tools/python/tests" "$top/tools/python/demo
 	"$top/tools/python/keeper.py" \
 	"$stage/svod/python/"
 find "$stage/svod/python" -name __pycache__ -prune -exec rm -rf {} +
+# libsvodplan for svod.plan(strategy="search"), next to the package
+# (tests/conftest.py finds it there; it needs only the libc copied above).
+make -s -C "$top/tools/plan" lib
+cp "$top/tools/plan/libsvodplan.so.1" "$stage/svod/python/"
 # The reference class, when this machine has the seeds: test_differential.py
 # runs it side by side with the driver in the guest.
 for seeds in "${SVOD_SEEDS:-}" /work/shared/seeds "$top/../shared/seeds"; do

@@ -8,7 +8,7 @@
  *   alloc ID SIZE [ALIGN]
  *   free ID
  *
- * --solve SECONDS: after the plan, libsvod's branch and bound searches for
+ * --solve SECONDS: after the plan, libsvodplan's branch and bound searches for
  * a lower peak (svod_plan_solve(), at most SECONDS of CPU time per search
  * thread, stopping at the lower bound); its plan is printed, with
  * "strategy solve".
@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libsvodplan.h"
 #include "svodctl.h"
 #include "../../driver/core/plan.h"
 
@@ -334,7 +335,7 @@ static int plan_parse_secs(const char *s, double *v)
 }
 
 /*
- * --solve: libsvod's branch and bound (svod_plan_solve()), seeded with the
+ * --solve: libsvodplan's branch and bound (svod_plan_solve()), seeded with the
  * plan just made, for @secs seconds at most; @offsets and @res get its plan.
  */
 static int plan_solve(const struct svod_plan_params *p, const struct plan_trace *t,

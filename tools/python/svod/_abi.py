@@ -3,7 +3,9 @@
 
 Only this module knows struct layouts and command numbers. Every struct is
 declared exactly as in the header; ``tools/python/tests/test_abi.py`` checks
-the sizes against the header's ``SVOD_*_SIZE_VER0`` values.
+the sizes against the header's ``SVOD_*_SIZE_VER0`` values. The two structs
+of libsvodplan's ``svod_plan_solve()`` (``tools/plan/libsvodplan.h``, a
+library's ABI, not the device's) are here too, at the end.
 """
 import ctypes
 import errno
@@ -123,6 +125,17 @@ class Wait(ctypes.Structure):
         ("seqno", u64), ("deadline_ns", ctypes.c_int64), ("done", u64),
         ("status", ctypes.c_int32), ("flags", u32),
     ]
+
+
+class SolveParams(ctypes.Structure):
+    """``struct svod_solve_params`` (``libsvodplan.h``)."""
+    _fields_ = [("block_size", u64), ("arena_size", u64), ("seconds", ctypes.c_double)]
+
+
+class SolveResult(ctypes.Structure):
+    """``struct svod_solve_result`` (``libsvodplan.h``)."""
+    _fields_ = [("peak", u64), ("lower_bound", u64), ("nodes", u64),
+                ("failed_event", u32), ("optimal", u32)]
 
 
 SIZE_VER0 = {

@@ -4,7 +4,10 @@ schedule, :class:`TLSFAllocator` for runtimes that plan one event at a time.
 
 The driver's TLSF strategy is the reference planner
 (``seeds/000_e02b2738333224c2.txt``) exactly: same offsets, same peak
-(``Documentation/planner.rst``).
+(``Documentation/planner.rst``). ``strategy="search"`` goes on from the
+driver's BEST plan with libsvodplan's search (``svod_plan_solve()``, loaded
+with ctypes from ``libsvodplan.so.1``, or the file ``$SVOD_LIBSVODPLAN``
+names), in this process.
 """
 import ctypes
 import errno
@@ -17,6 +20,12 @@ from .errors import StorageExhaustedError, from_oserror
 
 _STRATEGIES = {"tlsf": _abi.PLAN_TLSF, "best": _abi.PLAN_BEST}
 _NO_EVENT = 0xFFFFFFFF
+_U64_MAX = (1 << 64) - 1
+_LIBSVODPLAN = "libsvodplan.so.1"
+
+
+
+_solve = None
 
 
 @dataclass(frozen=True)
@@ -67,7 +76,7 @@ def _event(ev):
 
 def _plan_fd(fd, events, arena_size, strategy, block_size, lv2_cnt):
     if strategy not in _STRATEGIES:
-        raise ValueError(f"strategy must be 'tlsf' or 'best', not {strategy!r}")
+        raise ValueError(f"strategy must be 'tlsf', 'best' or 'search', not {strategy!r}")
     evs = [_event(ev) for ev in events]
     n = len(evs)
     arr = (_abi.PlanEvent * max(n, 1))(*evs)
@@ -94,22 +103,88 @@ def _plan_fd(fd, events, arena_size, strategy, block_size, lv2_cnt):
     raise from_oserror(err, "plan") from None
 
 
+def _libsvodplan():
+    """``svod_plan_solve()`` of libsvodplan, loaded on first use."""
+    global _solve
+    if _solve is None:
+        name = os.environ.get("SVOD_LIBSVODPLAN") or _LIBSVODPLAN
+        try:
+            lib = ctypes.CDLL(name)
+        except OSError as e:
+            raise OSError(errno.ENOENT, f"plan: strategy 'search' needs libsvodplan "
+                          f"({name}: {e}); make install puts it in PREFIX/lib") from None
+        fn = lib.svod_plan_solve
+        fn.restype = ctypes.c_int
+        fn.argtypes = [ctypes.POINTER(_abi.PlanEvent), _abi.u32, ctypes.POINTER(_abi.SolveParams),
+                       ctypes.POINTER(_abi.u64), ctypes.POINTER(_abi.u64),
+                       ctypes.POINTER(_abi.SolveResult)]
+        _solve = fn
+    return _solve
+
+
+def _search(events, arena_size, block_size, seconds, start=None):
+    """libsvodplan's search over ``events`` (tuples, as :func:`plan`), from
+    the offsets ``start`` (a valid plan of the same events, or None), for
+    at most ``seconds`` of CPU time per search thread. Returns a
+    :class:`PlanResult`; raises as :func:`plan` does: the library refuses
+    what the ioctl refuses, with the same errno and failed event."""
+    solve = _libsvodplan()
+    evs = [_event(ev) for ev in events]
+    n = len(evs)
+    arr = (_abi.PlanEvent * max(n, 1))(*evs)
+    offs = (_abi.u64 * max(n, 1))()
+    hint = None
+    if start is not None:
+        hint = (_abi.u64 * max(n, 1))(*[_abi.PLAN_NO_OFFSET if o is None else o
+                                         for o in start])
+    params = _abi.SolveParams(block_size=block_size, arena_size=arena_size, seconds=seconds)
+    res = _abi.SolveResult()
+    err = -solve(arr, n, ctypes.byref(params), hint, offs, ctypes.byref(res))
+    offsets = [None if o == _abi.PLAN_NO_OFFSET else o for o in offs[:n]]
+    failed = None if res.failed_event == _NO_EVENT else res.failed_event
+    if not err:
+        return PlanResult(offsets=offsets, peak=res.peak, lower_bound=res.lower_bound)
+    if err == errno.ENOSPC:
+        raise PlanExhaustedError(
+            f"the plan does not fit {arena_size} bytes (event {failed}, peak {res.peak})",
+            failed, offsets, res.peak)
+    if err == errno.EINVAL:
+        where = f"event {failed} {events[failed]!r}" if failed is not None else "parameters"
+        raise PlanError(f"plan refused: {where}: {os.strerror(err)}", failed)
+    raise from_oserror(OSError(err, os.strerror(err)), "plan")
+
+
+def _search_fd(fd, events, arena_size, block_size, lv2_cnt, seconds):
+    # BEST's plan, whatever the arena, is where the search starts (never
+    # above it); a malformed list is refused here, as the library would.
+    try:
+        start = _plan_fd(fd, events, _U64_MAX, "best", block_size, lv2_cnt).offsets
+    except PlanExhaustedError:
+        start = None
+    return _search(events, arena_size, block_size, seconds, start)
+
+
 def plan(events, arena_size, strategy="tlsf", block_size=256, lv2_cnt=32, *,
-         path=DEFAULT_PATH):
+         seconds=1.0, path=DEFAULT_PATH):
     """Plan arena offsets for a schedule of events.
 
     ``events`` is a sequence of ``("alloc", id, size)``,
     ``("alloc", id, size, align)`` and ``("free", id)`` tuples in schedule
     order (an id is live from its alloc to its free and may be allocated
-    again after). ``strategy`` is ``"tlsf"`` (the reference planner) or
-    ``"best"`` (offline best fit, never worse). Returns a
-    :class:`PlanResult`; raises :class:`PlanExhaustedError` when the plan
-    does not fit ``arena_size`` and :class:`PlanError` for a malformed event
-    or parameter.
+    again after). ``strategy`` is ``"tlsf"`` (the reference planner),
+    ``"best"`` (offline best fit, never worse) or ``"search"``: BEST's plan,
+    then libsvodplan's search for a lower peak (at most ``seconds`` of CPU
+    time per search thread, less when it meets the lower bound; never
+    above BEST). Returns a :class:`PlanResult`; raises
+    :class:`PlanExhaustedError` when the plan does not fit ``arena_size``
+    and :class:`PlanError` for a malformed event or parameter.
     """
+    events = list(events)
     fd = open_device(path)
     try:
-        return _plan_fd(fd, list(events), arena_size, strategy, block_size, lv2_cnt)
+        if strategy == "search":
+            return _search_fd(fd, events, arena_size, block_size, lv2_cnt, seconds)
+        return _plan_fd(fd, events, arena_size, strategy, block_size, lv2_cnt)
     finally:
         os.close(fd)
 

@@ -24,6 +24,14 @@ import reference  # noqa: E402
 import svod  # noqa: E402
 
 DEVICE = os.environ.get("SVOD_DEVICE", svod.DEFAULT_PATH)
+# libsvodplan for strategy="search": the tree's build (tools/plan) on the
+# host, the copy next to the package in the guest (python-files.sh).
+if not os.environ.get("SVOD_LIBSVODPLAN"):
+    for _lib in ("../../plan/libsvodplan.so.1", "../libsvodplan.so.1"):
+        _lib = os.path.abspath(os.path.join(os.path.dirname(__file__), _lib))
+        if os.path.exists(_lib):
+            os.environ["SVOD_LIBSVODPLAN"] = _lib
+            break
 # Which implementations the backend fixtures run: "svod,reference" unless
 # SVOD_BACKENDS says otherwise (the guest, which has no seeds, says "svod").
 BACKENDS = os.environ.get("SVOD_BACKENDS", "svod,reference").split(",")
@@ -37,6 +45,15 @@ DEFAULT_SHAPE = {"tier": "bar2", "capacity_bytes": 64 << 20, "base": 0, "align":
 def have_device():
     """True when /dev/svod exists here."""
     return os.path.exists(DEVICE)
+
+
+def have_libsvodplan():
+    """True when libsvodplan (strategy="search") loads here."""
+    try:
+        svod.planner._libsvodplan()
+    except OSError:
+        return False
+    return True
 
 
 @pytest.fixture(scope="session")

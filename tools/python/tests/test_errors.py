@@ -58,6 +58,21 @@ def test_struct_sizes_match_the_header():
     assert f"SVOD_ABI_VERSION\t{_abi.ABI_VERSION}" in text
 
 
+PLAN_HEADER = os.path.join(os.path.dirname(__file__), "..", "..", "plan", "libsvodplan.h")
+
+
+@pytest.mark.skipif(not os.path.exists(PLAN_HEADER), reason="no libsvodplan.h here")
+def test_solve_structs_match_libsvodplan_h():
+    text = open(PLAN_HEADER, encoding="utf-8").read()
+    for struct, name in ((_abi.SolveParams, "svod_solve_params"),
+                         (_abi.SolveResult, "svod_solve_result")):
+        body = re.search(r"struct %s \{(.*?)\};" % name, text, re.S).group(1)
+        fields = re.findall(r"^\s*(uint64_t|uint32_t|double) (\w+);", body, re.M)
+        ctypes_of = {"uint64_t": _abi.u64, "uint32_t": _abi.u32, "double": ctypes.c_double}
+        assert [(f, ctypes_of[t]) for t, f in fields] == struct._fields_, name
+    assert ctypes.sizeof(_abi.SolveParams) == 24 and ctypes.sizeof(_abi.SolveResult) == 32
+
+
 def test_handle_layout():
     h = _abi.make_handle(5, 7, 0xABCDE)
     assert h == (7 << 40) | (0xABCDE << 20) | 5

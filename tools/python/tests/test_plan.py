@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 """Arena planning: svod.TLSFAllocator / svod.plan on /dev/svod against the
 reference TLSF planner (tools/plan/tlsf_ref.py, the line-by-line port of
-seeds/000), with written-out expectations."""
+seeds/000), with written-out expectations; strategy="search" through
+libsvodplan (its search alone on the host, from BEST's plan on the device)."""
 import pytest
 
 import reference
 import svod
-from conftest import BACKENDS, DEVICE, have_device
+from conftest import BACKENDS, DEVICE, have_device, have_libsvodplan
 
 _TLSF = reference.load_tlsf_reference()
 
@@ -117,3 +118,81 @@ def test_plan_errors():
     assert params.value.failed_event is None
     with pytest.raises(ValueError):
         svod.plan([("move", 1)], 4096, path=DEVICE)
+
+
+def _valid(events, offsets, block_size=256):
+    """No two buffers live together overlap; every offset is aligned."""
+    live = {}
+    for ev, off in zip(events, offsets):
+        if ev[0] == "free":
+            assert off is None
+            del live[ev[1]]
+            continue
+        size = max(ev[2], block_size)
+        align = ev[3] if len(ev) == 4 and ev[3] > 1 else 1
+        assert off is not None and off % align == 0
+        for lo, hi in live.values():
+            assert off + size <= lo or hi <= off
+        live[ev[1]] = (off, off + size)
+    return True
+
+
+needs_libsvodplan = pytest.mark.skipif(not have_libsvodplan(),
+                                       reason="libsvodplan.so.1 not built (make -C tools/plan lib)")
+
+
+@needs_libsvodplan
+def test_search_alone():
+    res = svod.planner._search(EVENTS, 1 << 20, 256, 0.5)
+    assert _valid(EVENTS, res.offsets)
+    assert res.lower_bound == 2800 and res.peak >= res.lower_bound
+    peak = max(o + max(ev[2], 256) for ev, o in zip(EVENTS, res.offsets) if o is not None)
+    assert res.peak == peak
+    tlsf = [0, 1000, None, 0, 4096, None, 500, 756]
+    assert svod.planner._search(EVENTS, 1 << 20, 256, 0.5, tlsf).peak <= 6096
+
+
+@needs_libsvodplan
+@pytest.mark.parametrize("events,failed", [
+    ([("alloc", 1, 10), ("alloc", 1, 10)], 1),                 # alloc of a live id
+    ([("free", 1), ("alloc", 1, 10)], 0),                      # out of order
+    ([("alloc", 1, 10), ("free", 2), ("free", 1)], 1),         # unknown id
+    ([("alloc", 1, 10), ("free", 1), ("free", 1)], 2),         # freed already
+    ([("alloc", 1, 10), ("alloc", 2, (1 << 64) - 1)], 1),      # size overflows
+    ([("alloc", 1, 1 << 63, 1 << 63)], 0),                     # size + align overflows
+], ids=["live_id", "out_of_order", "unknown_id", "freed_twice", "size", "size_align"])
+def test_search_refuses_as_the_ioctl(events, failed):
+    with pytest.raises(svod.PlanError) as bad:
+        svod.planner._search(events, 1 << 20, 256, 0.1)
+    assert bad.value.failed_event == failed
+
+
+@needs_libsvodplan
+def test_search_errors():
+    with pytest.raises(svod.PlanError) as params:
+        svod.planner._search(EVENTS, 0, 256, 0.1)
+    assert params.value.failed_event is None
+    with pytest.raises(svod.PlanError):
+        svod.planner._search(EVENTS, 1 << 20, 256, -1)
+    # TLSF needs more than 4096 bytes (test_plan_errors); the search does not.
+    assert svod.planner._search(EVENTS, 4096, 256, 0.5).peak <= 4096
+    with pytest.raises(svod.PlanExhaustedError) as info:
+        svod.planner._search(EVENTS, 2048, 256, 0.1)      # below the lower bound
+    e = info.value
+    assert e.peak > 2048 and _valid(EVENTS, e.offsets)
+    assert e.offsets[e.failed_event] + max(EVENTS[e.failed_event][2], 256) == e.peak
+
+
+@pytest.mark.skipif(not have_device(), reason=f"no {DEVICE}")
+@needs_libsvodplan
+def test_plan_search():
+    best = svod.plan(EVENTS, 1 << 20, strategy="best", path=DEVICE)
+    res = svod.plan(EVENTS, 1 << 20, strategy="search", seconds=0.2, path=DEVICE)
+    assert _valid(EVENTS, res.offsets)
+    assert res.peak <= best.peak and res.lower_bound == 2800
+    with pytest.raises(svod.PlanError) as bad:
+        svod.plan([("alloc", 1, 10), ("alloc", 1, 10)], 4096, strategy="search", path=DEVICE)
+    assert bad.value.failed_event == 1
+    with pytest.raises(svod.PlanError) as params:
+        svod.plan(EVENTS, 0, strategy="search", path=DEVICE)
+    assert params.value.failed_event is None

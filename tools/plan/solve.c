@@ -1,11 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * svod_plan_solve(): a branch-and-bound arena planner for userspace.
+ * libsvodplan: svod_plan_solve(), a branch-and-bound arena planner for
+ * userspace. It takes the event list of SVOD_IOCTL_PLAN, checks it by the
+ * ioctl's rules (same errno, same failed event) and searches, within a
+ * budget of CPU time per search thread, for the plan with the lowest peak.
+ * Documentation/planner.rst ("Search") says what each part is worth;
+ * Documentation/planner-search.rst keeps how each rule was measured and
+ * what was tried and dropped.
  *
  * Time steps. Each run of ALLOC events with no FREE between is one step;
  * buffer b lives over steps [lo, hi): lo its run, hi the runs begun before
  * its FREE (all of them if never freed). Two buffers meet in the events iff
  * their steps meet. A plan is then a packing of rectangles (steps x bytes).
+ * The events split where nothing is live; each such time segment is a
+ * problem of its own (solve_plan(), solve_segment()).
  *
  * Canonical form: fill the lowest segment first. The state is a floor per
  * step (the top of what was placed there, or given up); buffers are only
@@ -26,7 +34,8 @@
  * tilings, with no byte to spare anywhere, (i) alone is complete). The
  * argument holds in any valley (a run of steps whose neighbours are both
  * higher), not only the lowest: a node may fill another one (first fail,
- * below; above the lower bound, the one beside the last move).
+ * below; above the lower bound, the one beside the last move:
+ * solve_focus()).
  *
  * Bound: key[t] = floor[t] + the bytes of the unplaced buffers live at t.
  * Placing on a flat floor leaves it unchanged but for alignment padding;
@@ -34,32 +43,34 @@
  * a branch ends when it passes the target: a count of the steps above the
  * target, kept as keys change (O(steps changed)), says when. A waste that
  * would pass it (a segment raised, or [a, c) under a buffer at c) is not
- * made: the keys it would raise are read first. The same search with 30%
- * fewer instructions on MiniMalloc's J, 6-7% on known-optimum instances
- * (callgrind). Floors and keys are kept per step; a scan of the floors
- * gives y0, a and b (on more than 4096 steps, a segment tree over them,
- * range add and min, in O(log S) for S steps: up to there the scan costs
- * less than the tree; 1024 while a block was read step by step). The scan
- * reads the lowest floor of each block of 32 steps first, then the block.
- * A bit per step says where the floor changes (it moves only at the ends
- * of a raised range): the runs of equal floors, valleys among them, are
- * found a word of 64 steps at a time, and a block's lowest floor from its
- * first step and its edges alone.
- * Undo is the inverse add; the search runs on an explicit stack (its depth
- * reaches the number of buffers).
+ * made: the keys it would raise are read first. Floors and keys are kept
+ * per step; a scan of the floors gives y0, a and b (on more than
+ * SOLVE_SCAN_STEPS steps, a segment tree over them, range add and min, in
+ * O(log S) for S steps). The scan reads the lowest floor of each block of
+ * SOLVE_BLOCK steps first, then the block. A bit per step says where the
+ * floor changes (it moves only at the ends of a raised range): the runs
+ * of equal floors, valleys among them, are found a word of 64 steps at a
+ * time, and a block's lowest floor from its first step and its edges
+ * alone. Undo is the inverse add; the search runs on an explicit stack
+ * (its depth reaches the number of buffers).
  *
  * A cell must be covered where its step has no byte to spare (its key at
  * the target). So in every valley (a run of steps between higher floors)
  * unplaced buffers within it, lying end to end, must cover the bottom row
  * but for cells that may stay empty, and each step up to the lower wall
  * but for the bytes it may spare: a placement leaving a valley that cannot
- * be filled so ends the branch. And the node fills, among the valleys
- * whose first (or last) cell must be covered, the one with the fewest
- * candidates such a chain can follow (first fail; O(S) per node); when
- * the lowest segment's first cell may stay empty, another valley only if
- * dead or forced.
+ * be filled so ends the branch (solve_chain()). And the node fills, among
+ * the valleys whose first (or last) cell must be covered, the one with the
+ * fewest candidates such a chain can follow (first fail; O(S) per node);
+ * when the lowest segment's first cell may stay empty, another valley only
+ * if dead or forced.
  * Dominance: of the candidates identical in steps, size and alignment,
  * one is tried. Candidates: longest lifetime first, then largest.
+ *
+ * Proven states: a state whose search ended without a plan within the
+ * target is kept in a table (SOLVE_TT_BITS) under a hash of the placed
+ * buffers and the floors, with the highest target so proven; a node that
+ * reaches it again at that target or lower tries nothing.
  *
  * Backjumping: a node that fails is explained by a range of steps (its
  * valley, its walls, the runs its valley checks read, and what its
@@ -70,132 +81,57 @@
  * their other branches untried (conflict-directed backjumping); the
  * range goes to the frame that did touch it. The table of proven states
  * keeps each state's range, so a state found there explains its failure
- * too. Where first fail interleaves independent parts of time (a well
- * between two high walls filled while others are), a dead end in one is
- * no longer searched again under every choice made in the others: the
- * deepest path at the bound on one instance (h96 of the held-out set),
- * its prefix of 208 frames proven dead in 4,558 nodes, 366,172 without;
- * 203 frames in 1,350 (not within 2 million without). With the node
- * clock, one search per policy, on 1180 instances and four PRNG seeds:
- * not at the optimum 37/49/35/39 -> 28/25/34/32 (policy 0), 29/26/33/35
- * -> 22/23/27/20 (policy 1); the better of the two: 75 -> 55 in all,
- * above 1.05x 29 -> 14, excess over the optimum summed 3.51 -> 1.92.
- * With backjumping, shorter restarts pay: a unit of 400 nodes instead of
- * 1000, the same measure 55 -> 50, 14 -> 9, 1.92 -> 1.55 (4000: worse).
+ * too.
  *
- * Control: the incumbent is the caller's plan (if valid) or the first dive
- * (no target); half the budget searches for a plan at the lower bound (and
- * half of what is left again, while more than a fifth is, as long as the
- * path below grew in the second half of the last share: solve_at_bound()),
- * with restarts (Luby sequence times 400 nodes) that alternate the
- * direction of time and, after the first two, try a random candidate first
- * at 10% of the nodes (a PRNG seeded from the instance: same inputs, same
- * search but for the clock). The path to the deepest partial plan at the
- * lower bound is kept (solve_save_path()); half of the shuffled restarts
- * replay a prefix of it (deep ones likelier) and search below it, and such
- * a search that ends proves nothing. The deepest partial plan is then
- * completed by first fit (largest first, then in the incumbent's offset
- * order: that one often lands below BEST's plan where the other does not),
- * as it is again after every target not reached when the search got
- * deeper (a plan below BEST's peak where the bisection gets little below
- * it; with the node clock, the excess over the optimum summed over 160
- * instances of each other shape, uniform picks, coarse time, both, fell
- * 1.003, 7.80, 6.34 -> 0.948, 7.52, 6.23; default shape 0.294 -> 0.281),
- * and the rest of the budget bisects between the lowest target not reached
- * and the best peak (a third of what is left per target; when every target
- * timed out, again from the highest proven). The path holds for any target
- * above the bound, so there half the restarts, from the first, begin below
- * a prefix of it: the bottom of the packing stays waste-free, only the top
- * has bytes to spare. A path found at a target above the bound holds for
- * any target as high, and the bisection only goes up after a target not
- * reached: the deepest path at such a target is kept too (solve_save_up();
- * solve_keep_up() drops it when the bisection starts again lower), and
- * where it holds more buffers than the one at the bound, half of those
- * restarts begin below it instead. On an instance with slack (877
- * buffers), the deepest partial plans held 182 buffers at the bound, 490
- * at 1.066x it and no more at 1.099x; with the deeper path, 532 and 798,
- * and the plan 1.123x -> 1.108x. With the node clock, the
- * excess over the optimum summed over 40 instances per shape (seeds 5000
- * and up) went 0.286, 1.899, 1.459, 1.533 -> 0.266, 1.638, 1.237, 1.304
- * (uniform picks, coarse time, both, slack), no instance worse by more
- * than 0.02 and 14 better by 0.02 to 0.06; on seeds 6000 and up (held
- * out) 0.183, 1.552, 1.516 -> 0.167, 1.230, 1.281 (uniform, coarse,
- * slack). And every other restart there, from the first, is
- * guided by the incumbent (solution-guided search): at each node the
- * candidate it placed nearest the floor first (but on the 10% shuffled
- * nodes), so the search rebuilds the best plan and departs from it where
- * that plan breaks the target. Measured with the node clock: on 1180
- * instances, 37 not at the optimum (43 unguided), the excess over it
- * summed 3.06 (3.33); on 1000 others, 1.26 (1.40), and with three other
- * PRNG seeds 1.48-1.93 (1.86-2.39). The worst stay: they
- * miss the bound and no relaxed search gets far below BEST's plan.
+ * Control (solve_search()): the incumbent is the caller's plan (if valid)
+ * or the first dive (no target); half the budget searches for a plan at
+ * the lower bound (and half of what is left again, while more than a fifth
+ * is, as long as the path below grew in the second half of the last share:
+ * solve_at_bound()), with restarts (Luby sequence times SOLVE_UNIT nodes)
+ * that alternate the direction of time and, after the first two, try a
+ * random candidate first at SOLVE_SHUFFLE percent of the nodes (a PRNG
+ * seeded from the instance: same inputs, same search but for the clock).
+ * The path to the deepest partial plan at the lower bound is kept
+ * (solve_save_path()); half of the shuffled restarts replay a prefix of
+ * it (deep ones likelier) and search below it, and such a search that
+ * ends proves nothing. The deepest partial plan is then completed by first
+ * fit (largest first, then in the incumbent's offset order:
+ * solve_complete()), as it is again after every target not reached when
+ * the search got deeper, and the rest of the budget bisects between the
+ * lowest target not reached and the best peak (a third of what is left per
+ * target; when every target timed out, again from the highest proven).
+ * The path holds for any target above the bound, so there half the
+ * restarts, from the first, begin below a prefix of it: the bottom of the
+ * packing stays waste-free, only the top has bytes to spare. A path found
+ * at a target above the bound holds for any target as high, and the
+ * bisection only goes up after a target not reached: the deepest path at
+ * such a target is kept too (solve_save_up(); solve_keep_up() drops it
+ * when the bisection starts again lower), and where it holds more buffers
+ * than the one at the bound, half of those restarts begin below it
+ * instead. And every other restart there, from the first, is guided by
+ * the incumbent (solution-guided search): at each node the candidate it
+ * placed nearest the floor first (but on the shuffled nodes), so the
+ * search rebuilds the best plan and departs from it where that plan
+ * breaks the target.
  *
  * Portfolio: with two CPUs online, svod_plan_solve() runs two such
- * searches side by side, one per thread, and keeps the better plan. The
- * second (policy 1) differs in one thing: on restarts 2, 3, 6, 7, ... at
- * the lower bound it fills the leftmost valley below the target, a sweep
- * through time (solve_sweep()), instead of the first-fail one. The two
- * fail on different instances; neither is better alone (on 300 instances
- * in a million nodes each, 11 and 15 left unsolved; sweeping on every
- * restart, 22). The one that proves its plan optimal stops the other
- * (solve_now()). Above the bound both search below the deeper of their
- * two paths (solve_exchange()): the one that got less far at the bound
- * takes the other's, so both work on the top of the best partial plan
- * either found, not one of them on a worse one.
+ * searches side by side, one on a thread it starts and joins (the only
+ * thread of libsvodplan), and keeps the better plan. The second (policy 1)
+ * differs in one thing: on restarts 2, 3, 6, 7, ... at the lower bound it
+ * fills the leftmost valley below the target, a sweep through time
+ * (solve_sweep()), instead of the first-fail one. The one that proves its
+ * plan optimal stops the other (solve_now()). Above the bound both search
+ * below the deeper of their two paths (solve_exchange(), under struct
+ * solve_share's lock): the one that got less far at the bound takes the
+ * other's, so both work on the top of the best partial plan either found.
  *
- * Measured (-O2, 1 s per instance, 2-core machine): known-optimum
- * instances of 100-1000 buffers (tools/plan/rect.h, plan_bench --hard's
- * 60): median 1.000 for every kind, worst 1.026-1.165 over seven runs
- * (at most 1.042 in four); on 120 held-out ones median 1.000, worst
- * 1.000-1.175 (1.063 or less in five); with the guided restarts and the
- * edge bits, on an idle machine, 1.031-1.038, held out 1.000-1.060 (a
- * run sharing a CPU with another process: 1.132, 1.155); with
- * backjumping, 1.016-1.019, held out 1.000 (three runs). With a clock
- * counting nodes, on 2180 instances: 40 not solved, 14 above 1.05x
- * (worst 1.135), before the guided restarts.
- * One search alone: worst 1.142-1.166, held out 1.150-1.177. With a clock
- * counting a million nodes per second per search (the same search every
- * run) on 300 instances, the better of the two searches is above 1.05x
- * on 1 (worst 1.069), policy 0 alone on 4 (1.162); on 180 more, not used
- * to choose the policy, 2 (1.135) against 7 (1.212). MiniMalloc's
- * asplos2024 instances A-K (150-450 buffers): all but J at the lower
- * bound (D in 0.42-0.49 s, K in 0.24 s, the others within 0.03 s), J
- * 1.007-1.015 (the MiniMalloc-style search before this one:
- * 1.07-1.21x). About a million nodes/s per search at 700-1000 buffers
- * (0.8 million before the block minima and solve_chain()'s early end;
- * 12% more since the runs of floors come from edge bits, not a scan),
- * 2.3 million on MiniMalloc's J (0.5 to 1.1 million with trees over keys
- * and floors).
- * Tried, no gain: a large neighbourhood search on the best plan (a window
- * of steps or a band of heights searched again, the rest fixed as floor
- * and as a ceiling folded into the key: nearly every window proven
- * infeasible at once), greedy completions of prefixes of the path,
- * descending one byte below the best peak; the budget split otherwise (a
- * third to seven tenths at the bound, a fifth to a half per target),
- * completions in more orders (longest, largest area), another share of
- * restarts below the path (0 to 100%) or restart unit (100 to 10000
- * nodes), another share of shuffled nodes (3 to 100%, and 3 or 30 above
- * the bound alone); the waste branch first on 2% or 10% of the nodes
- * above the bound (worse); a first-fail count of candidates that counts
- * identical ones once (noise); iterated greedy (BEST's order perturbed,
- * squeaky wheel: 1.25x the optimum on coarse time); a bound per step
- * over the buffers sorted by the highest floor they span; trying first a
- * buffer flush with a neighbour; the candidates shortest first on some restarts (solves
- * some instances, loses others: worse on the whole), largest or largest
- * area first (far worse), smallest second; as the second search, the
- * first with another seed (it fails where the first does); a ruin and
- * recreate of full plans by first fit (no gain on BEST's); thin long
- * buffers set aside for the top (the rest is no easier); the two searches
- * trading paths during the time at the bound too (every 16 or 64
- * restarts); targets three quarters or seven eighths of the way up to the
- * best peak, not half (within noise); longer guided restarts (4 or 16
- * times the nodes: worse); the two trading their best plans too (noise);
- * the second search at the bound all its time (worse); the valley chosen
- * by its candidates over a weight of its steps that failures raise
- * (dom/wdeg, weights kept across restarts, with and without decay; 200
- * buffers of coarse time: 7 not solved -> 4 or 5, but 300 buffers 15 ->
- * 15, and at 100-1000 buffers the excess summed 1.899 -> 2.094-2.228 on
- * coarse time).
+ * Input: solve_pair() and solve_check_sizes() refuse what the ioctl's
+ * SVOD_PLAN_BEST refuses, with its errno and failed event, before any
+ * search (svod_plan_solve()'s kernel-doc lists them).
+ *
+ * Locking: none across calls (no state is kept between them); within a
+ * call the two searches share only struct solve_share (its mutex) and the
+ * stop flag (atomic).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -206,9 +142,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "libsvod.h"
+#include "libsvodplan.h"
 
 #define SOLVE_NONE	UINT32_MAX
+/* bit_length(32): the reference TLSF's second level, for its size rule. */
+#define SOLVE_L2_BITS	6
 /* Conflicting pairs beyond this are refused (-E2BIG): hint check cost. */
 #define SOLVE_MAX_PAIRS	(64u << 20)
 /* Padded sizes summing to this or more are not searched (overflow). */
@@ -2122,6 +2060,53 @@ out:
 	return err;
 }
 
+/*
+ * An ALLOC is malformed where its size (at least @block_size) plus its
+ * alignment minus one, rounded up to the granule of its TLSF bucket, does
+ * not fit in 64 bits: the ioctl's rule, with the reference's 32
+ * second-level buckets (SOLVE_L2_BITS). Reported after solve_pair()'s
+ * errors, as SVOD_PLAN_BEST does.
+ */
+static int solve_check_sizes(const struct svod_plan_event *ev, uint32_t n,
+			     uint64_t block_size, uint32_t *failed)
+{
+	uint64_t need, align, granule;
+	uint32_t i;
+	int msb;
+
+	for (i = 0; i < n; i++) {
+		if (ev[i].op != SVOD_PLAN_ALLOC)
+			continue;
+		need = solve_max(ev[i].size, block_size);
+		align = solve_max(ev[i].align, 1);
+		if (need > UINT64_MAX - (align - 1)) {
+			*failed = i;
+			return -EINVAL;
+		}
+		need += align - 1;
+		msb = 64 - __builtin_clzll(need);
+		granule = msb > SOLVE_L2_BITS ? 1ULL << (msb - SOLVE_L2_BITS) : 1;
+		if (need > UINT64_MAX - (granule - 1)) {
+			*failed = i;
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* The ALLOC whose end is the plan's peak (the first such), else ~0U. */
+static uint32_t solve_highest(const struct svod_plan_event *ev, uint32_t n,
+			      uint64_t block_size, const uint64_t *offsets, uint64_t peak)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (ev[i].op == SVOD_PLAN_ALLOC && offsets[i] != SVOD_PLAN_NO_OFFSET &&
+		    offsets[i] + solve_max(ev[i].size, block_size) == peak)
+			return i;
+	return UINT32_MAX;
+}
+
 /* Largest sum of requested live bytes, saturating (the kernel's bound). */
 static uint64_t solve_lower_bound(const struct svod_plan_event *ev, uint32_t n,
 				  const uint32_t *last)
@@ -2721,6 +2706,8 @@ static int solve_plan(const struct svod_plan_event *ev, uint32_t n,
 		goto out;
 	}
 	err = solve_pair(ev, n, last, &res->failed_event);
+	if (!err)
+		err = solve_check_sizes(ev, n, p->block_size, &res->failed_event);
 	if (err)
 		goto out;
 	res->lower_bound = solve_lower_bound(ev, n, last);
@@ -2779,8 +2766,10 @@ static int solve_plan(const struct svod_plan_event *ev, uint32_t n,
 	}
 	if (res->peak <= res->lower_bound)
 		res->optimal = 1;
-	if (res->peak > p->arena_size)
+	if (res->peak > p->arena_size) {
+		res->failed_event = solve_highest(ev, n, p->block_size, offsets, res->peak);
 		err = -ENOSPC;
+	}
 out:
 	free(seg);
 	free(last);
@@ -2852,12 +2841,25 @@ static void *solve_job_run(void *arg)
  * @res->optimal is set when the peak meets the lower bound or a search
  * ended without a plan below it.
  *
+ * Malformed input is refused as SVOD_IOCTL_PLAN's SVOD_PLAN_BEST refuses
+ * it, with the same errno and @res->failed_event, before any search: an
+ * unknown op, a FREE with nonzero size or align, an ALLOC of a live id, a
+ * FREE of an id that is not live (never allocated, freed already, or
+ * freed before its ALLOC) first, then an ALLOC whose size (at least
+ * @p->block_size) plus align minus one, rounded up to its TLSF bucket's
+ * granule, does not fit in 64 bits. The search has no lv2_cnt: it takes
+ * the reference's, 32; with another one the ioctl's granule differs, and
+ * the two may disagree on sizes above 2^63.
+ *
  * Context: any thread; allocates memory (O(n)).
- * Return: 0; -EINVAL for a bad parameter or a malformed event
- * (@res->failed_event says which); -ENOSPC if the best plan does not fit
- * the arena (or, without a valid @hint, if the sizes and alignments of a
- * segment sum to 2^62 bytes or more: not searched); -E2BIG for more than
- * 64M pairs of buffers live at once in a segment; -ENOMEM.
+ * Return: 0; -EINVAL for a bad parameter (@res->failed_event ~0U) or a
+ * malformed event (@res->failed_event says which; @offsets all
+ * SVOD_PLAN_NO_OFFSET); -ENOSPC if the best plan does not fit the arena
+ * (@offsets hold it, @res->peak is the arena it needs and
+ * @res->failed_event the ALLOC it placed highest; or, without a valid
+ * @hint, if the sizes and alignments of a segment sum to 2^62 bytes or
+ * more: not searched, @res->failed_event ~0U); -E2BIG for more than 64M
+ * pairs of buffers live at once in a segment; -ENOMEM.
  */
 int svod_plan_solve(const struct svod_plan_event *ev, uint32_t n,
 		    const struct svod_solve_params *p, const uint64_t *hint,
