@@ -14,7 +14,9 @@
  *             <any name>/       mkdir: a reserved region (at most 8)
  *               base size       required
  *
- * Writes only stage values (a malformed one fails at once with -EINVAL);
+ * Writes only stage values: numbers of svod's one grammar (core/number.h);
+ * a malformed one fails at once with -EINVAL, one beyond 64 bits (or 32 for
+ * bar) with -ERANGE, and the kernel log names the accepted forms;
  * commit hands the whole staged set to svod_dev_set_tiers(), which keeps,
  * replaces or refuses it as one. At bind the driver makes the directory of
  * each tier the device has (its default tier), so the tree shows the live
@@ -31,7 +33,6 @@
  */
 #include <linux/capability.h>
 #include <linux/configfs.h>
-#include <linux/ctype.h>
 #include <linux/fs.h>
 #include <linux/kernel.h>
 #include <linux/mutex.h>
@@ -44,6 +45,7 @@
 #include <kunit/visibility.h>
 
 #include "configfs.h"
+#include "core/number.h"
 #include "dev.h"
 #include "tier.h"
 
@@ -130,47 +132,43 @@ static struct svod_cfs_region *to_svod_cfs_region(struct config_item *item)
 }
 
 /**
- * svod_decl_parse_u64() - parse a size or address written to configfs
- * @buf: NUL-terminated; decimal, 0x-prefixed hex or 0-prefixed octal, with
- *	memparse()'s optional suffix K, M, G, T, P or E (either case, powers
- *	of 1024), and an optional trailing newline
- * @val: out: the value
- *
- * Unlike memparse(), anything else in @buf and values beyond u64 are errors.
+ * svod_decl_parse_u64() - parse a number written to configfs
+ * @buf: NUL-terminated; a number of svod's grammar (core/number.h: decimal
+ *	or 0x hex, memparse()'s units K to E or KiB to EiB), and one optional
+ *	trailing newline as echo(1) adds
+ * @val: out: the value, written only on success
  *
  * Context: any context.
- * Return: 0, or -EINVAL for a malformed or out-of-range value.
+ * Return: 0; -EINVAL for a text outside the grammar; -ERANGE for a value
+ * beyond U64_MAX.
  */
 int svod_decl_parse_u64(const char *buf, u64 *val)
 {
-	static const char suffixes[] = "KMGTPE";
 	size_t len = strlen(buf);
-	unsigned int shift = 0;
-	char num[24];
-	const char *s;
-	u64 v;
 
 	if (len && buf[len - 1] == '\n')
 		len--;
-	/* 'E' is a hex digit: in 0x numbers it is never a suffix. */
-	s = len ? strchr(suffixes, toupper(buf[len - 1])) : NULL;
-	if (s && !(*s == 'E' && len > 2 && buf[0] == '0' &&
-		   tolower(buf[1]) == 'x')) {
-		shift = 10 * (s - suffixes + 1);
-		len--;
-	}
-	if (!len || len >= sizeof(num))
-		return -EINVAL;
-	memcpy(num, buf, len);
-	num[len] = '\0';
-	if (num[0] == '+' || kstrtou64(num, 0, &v))
-		return -EINVAL;
-	if (check_shl_overflow(v, shift, &v))
-		return -EINVAL;
-	*val = v;
-	return 0;
+	return svod_number_parse(buf, len, val);
 }
 EXPORT_SYMBOL_IF_KUNIT(svod_decl_parse_u64);
+
+/*
+ * Parse the value written to @attr of @item; a refusal is logged with the
+ * forms accepted, since write(2) can only return its errno.
+ */
+static int svod_cfs_parse(struct config_item *item, const char *attr,
+			  const char *page, u64 *val)
+{
+	int ret = svod_decl_parse_u64(page, val);
+
+	if (ret)
+		pr_info_ratelimited("svod: configfs: %s/%s: \"%*pE\" refused (%s): write %s\n",
+				    config_item_name(item), attr,
+				    (int)min_t(size_t, strcspn(page, "\n"), 32), page,
+				    ret == -ERANGE ? "ERANGE, beyond 2^64 - 1" : "EINVAL",
+				    SVOD_NUMBER_FORMS);
+	return ret;
+}
 
 /* Tier attributes: bar, offset, size, base, align. */
 
@@ -188,13 +186,14 @@ static ssize_t svod_cfs_tier_show(struct config_item *item, char *page,
 }
 
 static ssize_t svod_cfs_tier_store(struct config_item *item, const char *page,
-				   size_t count, size_t field, unsigned long bit)
+				   size_t count, const char *attr, size_t field,
+				   unsigned long bit)
 {
 	struct svod_cfs_tier *t = to_svod_cfs_tier(item);
 	u64 val;
 	int ret;
 
-	ret = svod_decl_parse_u64(page, &val);
+	ret = svod_cfs_parse(item, attr, page, &val);
 	if (ret)
 		return ret;
 	mutex_lock(&t->cdev->lock);
@@ -213,7 +212,7 @@ static ssize_t svod_cfs_tier_offset_show(struct config_item *item, char *page)
 static ssize_t svod_cfs_tier_offset_store(struct config_item *item,
 					  const char *page, size_t count)
 {
-	return svod_cfs_tier_store(item, page, count,
+	return svod_cfs_tier_store(item, page, count, "offset",
 				   offsetof(struct svod_tier_spec, offset), SVOD_CFS_OFFSET);
 }
 CONFIGFS_ATTR(svod_cfs_tier_, offset);
@@ -227,7 +226,7 @@ static ssize_t svod_cfs_tier_size_show(struct config_item *item, char *page)
 static ssize_t svod_cfs_tier_size_store(struct config_item *item,
 					const char *page, size_t count)
 {
-	return svod_cfs_tier_store(item, page, count,
+	return svod_cfs_tier_store(item, page, count, "size",
 				   offsetof(struct svod_tier_spec, size), SVOD_CFS_SIZE);
 }
 CONFIGFS_ATTR(svod_cfs_tier_, size);
@@ -241,7 +240,7 @@ static ssize_t svod_cfs_tier_base_show(struct config_item *item, char *page)
 static ssize_t svod_cfs_tier_base_store(struct config_item *item,
 					const char *page, size_t count)
 {
-	return svod_cfs_tier_store(item, page, count,
+	return svod_cfs_tier_store(item, page, count, "base",
 				   offsetof(struct svod_tier_spec, base), 0);
 }
 CONFIGFS_ATTR(svod_cfs_tier_, base);
@@ -255,7 +254,7 @@ static ssize_t svod_cfs_tier_align_show(struct config_item *item, char *page)
 static ssize_t svod_cfs_tier_align_store(struct config_item *item,
 					 const char *page, size_t count)
 {
-	return svod_cfs_tier_store(item, page, count,
+	return svod_cfs_tier_store(item, page, count, "align",
 				   offsetof(struct svod_tier_spec, align), 0);
 }
 CONFIGFS_ATTR(svod_cfs_tier_, align);
@@ -276,10 +275,14 @@ static ssize_t svod_cfs_tier_bar_store(struct config_item *item,
 				       const char *page, size_t count)
 {
 	struct svod_cfs_tier *t = to_svod_cfs_tier(item);
-	unsigned int bar;
+	u64 bar;
+	int ret;
 
-	if (kstrtouint(page, 0, &bar))
-		return -EINVAL;
+	ret = svod_cfs_parse(item, "bar", page, &bar);
+	if (ret)
+		return ret;
+	if (bar > UINT_MAX)
+		return -ERANGE;
 	mutex_lock(&t->cdev->lock);
 	t->spec.bar = bar;
 	t->set |= SVOD_CFS_BAR;
@@ -321,7 +324,7 @@ static ssize_t svod_cfs_region_store(struct config_item *item,
 	u64 val;
 	int ret;
 
-	ret = svod_decl_parse_u64(page, &val);
+	ret = svod_cfs_parse(item, size ? "size" : "base", page, &val);
 	if (ret)
 		return ret;
 	mutex_lock(&r->tier->cdev->lock);

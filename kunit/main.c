@@ -35,6 +35,7 @@ static struct kunit_suite *svod_test_suites[] = {
 	&svod_plan_suite,
 	&svod_stage_suite,
 	&svod_decl_suite,
+	&svod_number_suite,
 	&svod_mmap_suite,
 	&svod_tier_suite,
 	&svod_alloc_suite,

@@ -2,8 +2,9 @@
 /*
  * t_declare: tier declaration through configfs, /sys/kernel/config/svod/<bdf>/.
  * The default tier covers BAR 2 and shows in tiers/ as staged and live;
- * values are staged (a malformed one fails at once with EINVAL; sizes take
- * memparse suffixes) and nothing changes before commit; commit refuses with
+ * values are staged (every case of svod's number grammar, kunit/number_cases.h,
+ * gets the answer the KUnit suite and libsvod give; a malformed value fails at
+ * once) and nothing changes before commit; commit refuses with
  * its errno (EPERM without CAP_SYS_ADMIN, EINVAL, ERANGE, EEXIST, EBUSY over
  * live allocations), logs one dev_err line and leaves the live set as it
  * was; rmdir of a tier removes it at the next commit; an unchanged tier
@@ -21,7 +22,18 @@
 #include "common.h"
 #include "tap.h"
 
-#define NR_CASES	62
+#define NR_CASES	64
+
+/* The cases of svod's one number grammar, shared with KUnit, libsvod, Python. */
+#define SVOD_NUMBER_CASE(t, v, e)	{ t, v, e },
+static const struct {
+	const char *text;
+	uint64_t val;
+	int err;
+} number_cases[] = {
+#include "../../kunit/number_cases.h"
+};
+#undef SVOD_NUMBER_CASE
 
 static char bdf[SVOD_NAME_LEN];
 static char orig[4096];
@@ -161,15 +173,48 @@ static void test_refusals(void)
 	tap_ok(unchanged(), "declare_refusals_left_set_unchanged");
 }
 
+/*
+ * Each case of the number table written to a staged tier's size: refused
+ * with its errno, or read back as its value. An empty text is left out:
+ * write(2) of nothing never reaches the attribute.
+ */
+static void test_number_table(void)
+{
+	unsigned int i, n = 0, wrong = 0;
+	char val[64], want[32];
+	int ret;
+
+	ret = ht_cfs_mkdir(bdf, "tiers/numbers");
+	for (i = 0; !ret && i < ARRAY_SIZE(number_cases); i++) {
+		if (!number_cases[i].text[0])
+			continue;
+		n++;
+		val[0] = '\0';
+		ret = ht_cfs_write(bdf, "tiers/numbers/size", number_cases[i].text);
+		if (!ret)
+			ret = ht_cfs_read(bdf, "tiers/numbers/size", val, sizeof(val));
+		snprintf(want, sizeof(want), "0x%llx", (unsigned long long)number_cases[i].val);
+		if (ret != -number_cases[i].err || (!ret && strcmp(val, want))) {
+			tap_diag("size \"%s\": %s %s", number_cases[i].text, ht_err(ret), val);
+			wrong++;
+		}
+		ret = 0;
+	}
+	ret = ret ?: ht_cfs_rmdir(bdf, "tiers/numbers");
+	tap_ok(!ret && n && !wrong, "number_table_same_answers_from_configfs (%u cases, %u wrong, %s)",
+	       n, wrong, ht_err(ret));
+}
+
 /* Values written to configfs: checked at once, applied only by commit. */
 static void test_staging(void)
 {
-	static const char *const bad[] = { "12Q", "-1", "+5", "1.5G", "16E", "0x", "4 k", "\n" };
+	static const char *const bad[] = { "\n", "1M\n\n", "\n1M" };
 	char val[64], rel[128];
 	unsigned int i, refused = 0;
 	int ret;
 
 	tap_errno(ht_cfs_mkdir(bdf, "tiers/t:x"), -EINVAL, "mkdir_bad_tier_name_einval");
+	test_number_table();
 	tap_errno(ht_cfs_mkdir(bdf, "tiers/staged"), 0, "mkdir_tier");
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		ret = ht_cfs_write(bdf, "tiers/staged/size", bad[i]);
@@ -180,6 +225,8 @@ static void test_staging(void)
 	ret = ht_cfs_write(bdf, "tiers/staged/bar", "two");
 	tap_ok(refused == ARRAY_SIZE(bad) && ret == -EINVAL,
 	       "malformed_values_fail_at_once_einval");
+	tap_errno(ht_cfs_write(bdf, "tiers/staged/bar", "0x100000000"), -ERANGE,
+		  "bar_beyond_32_bits_erange");
 	ret = ht_cfs_read(bdf, "tiers/staged/size", val, sizeof(val));
 	tap_ok(!ret && !val[0], "unwritten_size_reads_empty (\"%s\")", val);
 	tap_errno(commit(), -EINVAL, "commit_tier_without_bar_offset_size_einval");

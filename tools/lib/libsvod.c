@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "libsvod.h"
+#include "number.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -794,52 +795,93 @@ const char *svod_strerror(int err)
 	return e ? strerror((int)e) : "unknown error";
 }
 
-/* strtoull (base 0) plus memparse's suffixes K, M, G, T, P, E, as the driver. */
-static int svod_parse_u64(const char *s, const char **end, uint64_t *val)
+/**
+ * svod_parse_size() - parse a size, offset, address or count as svod reads it
+ * @text: NUL-terminated; all of it must be the number
+ * @val: out: the value, written only on success
+ *
+ * The grammar is the kernel's configfs parser's, from the same source
+ * (driver/core/number.c): a decimal integer without leading zeros or a 0x
+ * hex one, optionally followed by K, M, G, T, P or E (either case) or KiB,
+ * MiB, GiB, TiB, PiB or EiB, powers of 1024. "010" (octal to strtoull())
+ * and "1MB" (10^6 or 2^20 depending on the reader) are refused rather than
+ * guessed; so are signs, spaces, newlines and anything after the number.
+ *
+ * Context: any thread.
+ * Return: 0; -EINVAL if @text is not such a number; -ERANGE if its value
+ * is beyond UINT64_MAX. svod_size_forms() says what is accepted.
+ */
+int svod_parse_size(const char *text, uint64_t *val)
 {
-	static const char suffixes[] = "KMGTPE";
-	const char *suf;
-	unsigned int shift;
-	char *e;
+	u64 v;
+	int ret;
 
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	*val = strtoull(s, &e, 0);
-	if (errno || e == s)
-		return -EINVAL;
-	suf = (*e & ~0x20) >= 'E' && (*e & ~0x20) <= 'T' ?
-	      strchr(suffixes, *e & ~0x20) : NULL;
-	if (suf) {
-		shift = 10 * (unsigned int)(suf - suffixes + 1);
-		if (*val > UINT64_MAX >> shift)
-			return -EINVAL;
-		*val <<= shift;
-		e++;
-	}
-	*end = e;
-	return 0;
+	ret = svod_number_parse(text, strlen(text), &v);
+	if (!ret)
+		*val = v;
+	return ret;
 }
 
+/**
+ * svod_size_forms() - what svod_parse_size() accepts, for a refusal message
+ *
+ * Context: any thread.
+ * Return: a static string, e.g. "a decimal or 0x-hex integer ...: 4096,
+ * 0x1000, 64k, 1MiB".
+ */
+const char *svod_size_forms(void)
+{
+	return SVOD_NUMBER_FORMS;
+}
+
+/* The number in s[0..end), as svod_parse_size(). */
+static int svod_parse_span(const char *s, const char *end, uint64_t *val)
+{
+	u64 v;
+	int ret;
+
+	ret = svod_number_parse(s, (size_t)(end - s), &v);
+	if (!ret)
+		*val = v;
+	return ret;
+}
+
+/* A value read from sysfs or configfs: a number and its newline. */
+static int svod_parse_value(const char *buf, uint64_t *val)
+{
+	size_t len = strlen(buf);
+
+	return svod_parse_span(buf, buf + len - (len && buf[len - 1] == '\n'), val);
+}
+
+/* "<base>+<size>,..." in s[0..stop). */
 static int svod_parse_reserved(const char *s, const char *stop,
 			       struct svod_tier_decl *decl)
 {
-	const char *p = s;
+	const char *p = s, *comma, *plus;
 	uint64_t base, size;
+	int ret;
 
 	for (;;) {
 		if (decl->nr_reserved == SVOD_MAX_RESERVED)
 			return -EINVAL;
-		if (svod_parse_u64(p, &p, &base) || *p != '+' ||
-		    svod_parse_u64(p + 1, &p, &size) || p > stop)
+		comma = memchr(p, ',', (size_t)(stop - p));
+		if (!comma)
+			comma = stop;
+		plus = memchr(p, '+', (size_t)(comma - p));
+		if (!plus)
 			return -EINVAL;
+		ret = svod_parse_span(p, plus, &base);
+		if (!ret)
+			ret = svod_parse_span(plus + 1, comma, &size);
+		if (ret)
+			return ret;
 		decl->reserved[decl->nr_reserved].base = base;
 		decl->reserved[decl->nr_reserved].size = size;
 		decl->nr_reserved++;
-		if (p == stop)
+		if (comma == stop)
 			return 0;
-		if (*p++ != ',')
-			return -EINVAL;
+		p = comma + 1;
 	}
 }
 
@@ -850,14 +892,14 @@ static int svod_parse_reserved(const char *s, const char *stop,
  * @decl: out: the parsed tier
  *
  * bar, offset and size must be present; base defaults to 0, align to 64
- * (as in the driver); no key may appear twice. Numbers are decimal or
- * 0x-prefixed hexadecimal, with an optional suffix K, M, G, T, P or E
- * (powers of 1024, as the kernel's memparse()). No value is range-checked
- * here: that is the driver's job (a test may want to send nonsense on
- * purpose).
+ * (as in the driver); no key may appear twice. Numbers are
+ * svod_parse_size()'s. No value is range-checked here beyond what the
+ * grammar and the fields hold: that is the driver's job (a test may want to
+ * send nonsense on purpose).
  *
  * Context: any thread.
- * Return: 0, or -EINVAL for a malformed line.
+ * Return: 0; -EINVAL for a malformed line; -ERANGE for a number beyond 64
+ * bits (bar: 32).
  */
 int svod_decl_parse(const char *line, struct svod_tier_decl *decl)
 {
@@ -869,6 +911,7 @@ int svod_decl_parse(const char *line, struct svod_tier_decl *decl)
 	unsigned int seen = 0, k;
 	uint64_t v;
 	size_t n;
+	int ret;
 
 	memset(decl, 0, sizeof(*decl));
 	decl->align = SVOD_DECL_DEFAULT_ALIGN;
@@ -893,17 +936,20 @@ int svod_decl_parse(const char *line, struct svod_tier_decl *decl)
 		seen |= 1U << k;
 		p += strlen(keys[k]);
 		if (k == 5) {
-			if (svod_parse_reserved(p, tok_end, decl))
-				return -EINVAL;
+			ret = svod_parse_reserved(p, tok_end, decl);
+			if (ret)
+				return ret;
 			p = tok_end;
 			continue;
 		}
-		if (svod_parse_u64(p, &p, &v) || p != tok_end)
-			return -EINVAL;
+		ret = svod_parse_span(p, tok_end, &v);
+		if (ret)
+			return ret;
+		p = tok_end;
 		switch (k) {
 		case 0:
 			if (v > UINT32_MAX)
-				return -EINVAL;
+				return -ERANGE;
 			decl->bar = (uint32_t)v;
 			break;
 		case 1:
@@ -930,8 +976,8 @@ int svod_decl_parse(const char *line, struct svod_tier_decl *decl)
  * @cap: entries at @decls
  *
  * Context: any thread.
- * Return: the number of tiers, or -EINVAL for a malformed line, a name
- * given twice or more than @cap tiers.
+ * Return: the number of tiers; -EINVAL for a malformed line, a name given
+ * twice or more than @cap tiers; -ERANGE for a number too large.
  */
 int svod_decl_parse_set(const char *text, struct svod_tier_decl *decls,
 			unsigned int cap)
@@ -1062,7 +1108,6 @@ static int svod_path(char *buf, size_t len, const char *fmt, ...)
 static int svod_cfs_read_u64(const char *dir, const char *file, uint64_t *val)
 {
 	char path[512], buf[64];
-	const char *end;
 	int ret;
 
 	ret = svod_path(path, sizeof(path), "%s/%s", dir, file);
@@ -1072,9 +1117,7 @@ static int svod_cfs_read_u64(const char *dir, const char *file, uint64_t *val)
 		return ret;
 	if (ret == 0)
 		return -ENODATA;
-	if (svod_parse_u64(buf, &end, val) || (*end && *end != '\n'))
-		return -EINVAL;
-	return 0;
+	return svod_parse_value(buf, val);
 }
 
 static int svod_cfs_write_u64(const char *dir, const char *file, uint64_t val)
@@ -1464,18 +1507,14 @@ int svod_devices(char (*bdfs)[SVOD_NAME_LEN], unsigned int cap)
  */
 int svod_param_read(const char *name, uint64_t *val)
 {
-	char path[256], buf[64], *end;
+	char path[256], buf[64];
 	int ret;
 
 	snprintf(path, sizeof(path), SVOD_SYSFS_PARAMS "/%s", name);
 	ret = svod_sysfs_read(path, buf, sizeof(buf));
 	if (ret < 0)
 		return ret;
-	errno = 0;
-	*val = strtoull(buf, &end, 0);
-	if (errno || end == buf || (*end && *end != '\n'))
-		return -EINVAL;
-	return 0;
+	return svod_parse_value(buf, val);
 }
 
 /**

@@ -17,8 +17,8 @@
  * format, one tier per line (or per ';'):
  *   <name> bar=<n> offset=0x.. size=0x.. [base=0x..] [align=<n>] [reserved=0xB+0xS,...]
  * (base defaults to 0, align to 64; reserved regions are device addresses;
- * numbers take the suffixes K, M, G, T, P, E as the kernel's memparse()).
- * This library holds the only parser of that format.
+ * numbers are svod_parse_size()'s). This library holds the only parser of
+ * that format.
  */
 #ifndef LIBSVOD_H
 #define LIBSVOD_H
@@ -117,6 +117,16 @@ int svod_unmap(void *addr, uint64_t size);
 
 const char *svod_errno_name(int err);
 const char *svod_strerror(int err);
+
+/*
+ * svod's one number grammar (Documentation/svod.rst, "Numbers"), the same
+ * in configfs, this library, svodctl and Python's svod.parse_size():
+ *   decimal (no leading zero) or 0x hex, optionally followed by K, M, G, T,
+ *   P, E (either case) or KiB, MiB, GiB, TiB, PiB, EiB: powers of 1024.
+ * So 4096, 0x1000, 4k and 4KiB are 4096; 010, 1MB, " 1", -1 are refused.
+ */
+int svod_parse_size(const char *text, uint64_t *val);
+const char *svod_size_forms(void);
 
 /**
  * struct svod_tier_decl - one tier of a device's declaration

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Host-side test of libsvod's pure parts (no /dev/svod needed): the tier
- * declaration parser (lines, sets, memparse suffixes) and formatter, errno names, and -errno propagation
- * from real system calls. Prints "ok - NAME" / "not ok - NAME" per check,
+ * number grammar (svod_parse_size() on the cases of kunit/number_cases.h,
+ * the table the kernel's KUnit suite, the guest harness and Python share),
+ * the declaration parser (lines, sets, units) and formatter, errno names,
+ * and -errno propagation from real system calls. Prints "ok - NAME" / "not ok - NAME" per check,
  * exits 1 if any failed. argv[1] names the library flavour under test.
  */
 #include <errno.h>
@@ -67,7 +69,10 @@ static void test_decl_malformed(void)
 		"t bar=2 offset=0 size=1 base=0 align=1 reserved=0x10",
 		"t bar=2 offset=0 size=1 base=0 align=1 reserved=0x10+0x10,",
 		"t bar=2 offset=0 size=-1 base=0 align=1",
-		"t bar=2 offset=0 size=99999999999999999999 base=0 align=1",
+		"t bar=2 offset=0 size=010 base=0 align=1",
+		"t bar=2 offset=0 size=1MB base=0 align=1",
+		"t bar=2 offset=0 size=1 base=0 align=1 reserved=0x10+1MB",
+		"t bar=2 offset=0 size=1 base=0 align=1 reserved=+1",
 		"name_that_is_far_too_long_for_svod_tiers bar=2 offset=0 size=1 base=0 align=1",
 	};
 	struct svod_tier_decl d;
@@ -89,15 +94,19 @@ static void test_decl_suffixes_and_sets(void)
 {
 	struct svod_tier_decl d, set[3];
 
-	check(svod_decl_parse("t bar=2 offset=4k size=48M base=1G align=0x1000 "
-			      "reserved=1G+64K", &d) == 0 && d.offset == 4096 &&
+	check(svod_decl_parse("t bar=2 offset=4k size=48MiB base=1G align=0x1000 "
+			      "reserved=1G+64K,0x40020000+0x1EiB", &d) == 0 && d.offset == 4096 &&
 	      d.size == 48ULL << 20 && d.base == 1ULL << 30 && d.align == 0x1000 &&
-	      d.reserved[0].base == 1ULL << 30 && d.reserved[0].size == 64 << 10,
-	      "decl_parse_memparse_suffixes");
-	check(svod_decl_parse("t bar=2 offset=0 size=16E", &d) == -EINVAL &&
+	      d.reserved[0].base == 1ULL << 30 && d.reserved[0].size == 64 << 10 &&
+	      d.reserved[1].base == 0x40020000 && d.reserved[1].size == 1ULL << 60,
+	      "decl_parse_units");
+	check(svod_decl_parse("t bar=2 offset=0 size=16E", &d) == -ERANGE &&
+	      svod_decl_parse("t bar=2 offset=0 size=99999999999999999999", &d) == -ERANGE &&
+	      svod_decl_parse("t bar=2 offset=0 size=1 reserved=0+16EiB", &d) == -ERANGE &&
+	      svod_decl_parse("t bar=0x100000000 offset=0 size=1", &d) == -ERANGE &&
 	      svod_decl_parse("t bar=2 offset=0 size=1Q", &d) == -EINVAL &&
 	      svod_decl_parse("t bar=2 offset=0 size=15E", &d) == 0 && d.size == 15ULL << 60,
-	      "decl_parse_suffix_overflow_and_unknown_einval");
+	      "decl_parse_too_large_erange_unknown_unit_einval");
 	check(svod_decl_parse_set("a bar=2 offset=0 size=1\n\n ;b bar=2 offset=1 size=1;",
 				  set, 3) == 2 && !strcmp(set[1].name, "b") && set[1].offset == 1,
 	      "decl_parse_set_lines_semicolons_blanks");
@@ -110,6 +119,38 @@ static void test_decl_suffixes_and_sets(void)
 	      -EINVAL, "decl_parse_set_more_than_cap_einval");
 	check(svod_decl_parse_set("a bar=2 offset=0 size=1;b bar=2", set, 3) == -EINVAL,
 	      "decl_parse_set_one_bad_line_einval");
+}
+
+/* The shared table: every parser of svod gives these answers. */
+#define SVOD_NUMBER_CASE(t, v, e)	{ t, v, e },
+static const struct {
+	const char *text;
+	uint64_t val;
+	int err;
+} number_cases[] = {
+#include "../../kunit/number_cases.h"
+};
+#undef SVOD_NUMBER_CASE
+
+static void test_parse_size(void)
+{
+	unsigned int i, wrong = 0;
+	uint64_t v;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(number_cases); i++) {
+		v = 0xdead;
+		ret = svod_parse_size(number_cases[i].text, &v);
+		if (ret != -number_cases[i].err ||
+		    v != (number_cases[i].err ? 0xdead : number_cases[i].val)) {
+			printf("# \"%s\": %d, %llu\n", number_cases[i].text, ret,
+			       (unsigned long long)v);
+			wrong++;
+		}
+	}
+	check(!wrong && i > 50, "parse_size_number_cases_table");
+	check(strstr(svod_size_forms(), "0x") && strstr(svod_size_forms(), "KiB") &&
+	      strstr(svod_size_forms(), "1MiB"), "size_forms_names_hex_units_example");
 }
 
 static void test_errno_names(void)
@@ -152,6 +193,7 @@ int main(int argc, char **argv)
 {
 	if (argc > 1)
 		flavour = argv[1];
+	test_parse_size();
 	test_decl_round_trip();
 	test_decl_malformed();
 	test_decl_suffixes_and_sets();

@@ -4,7 +4,8 @@
  * the planner core (default) or through SVOD_IOCTL_PLAN (--ioctl).
  *
  * Trace format (Documentation/planner.rst), one event per line; blank lines
- * and lines starting with '#' are ignored; numbers are decimal or 0x hex:
+ * and lines starting with '#' are ignored; numbers are svod_parse_size()'s
+ * (decimal or 0x hex, K..E or KiB..EiB units):
  *   alloc ID SIZE [ALIGN]
  *   free ID
  *
@@ -41,25 +42,26 @@ struct plan_trace {
 
 static int plan_parse_u64(const char *s, uint64_t *v)
 {
-	char *end;
-
-	if (!s || *s == '-')
-		return -EINVAL;
-	errno = 0;
-	*v = strtoull(s, &end, 0);
-	if (errno || end == s || *end)
-		return -EINVAL;
-	return 0;
+	return s ? svod_parse_size(s, v) : -EINVAL;
 }
 
-static int plan_parse_u32(const char *s, uint32_t *v)
+/*
+ * An option's number, at most @max; a refusal says why, as
+ * svodctl_parse_u64() does (this file also links without svodctl.c, into
+ * tools/plan's plan).
+ */
+static int plan_option_u64(const char *opt, const char *s, uint64_t max, uint64_t *v)
 {
-	uint64_t x;
+	int ret = svod_parse_size(s, v);
 
-	if (plan_parse_u64(s, &x) || x > UINT32_MAX)
-		return -EINVAL;
-	*v = (uint32_t)x;
-	return 0;
+	if (!ret && *v > max)
+		ret = -ERANGE;
+	if (ret)
+		fprintf(stderr, "svodctl: plan: %s: %s \"%s\" is %s: write %s\n",
+			svod_errno_name(ret), opt, s,
+			ret == -EINVAL ? "not a number" : max == UINT64_MAX ?
+			"beyond 2^64 - 1" : "beyond 2^32 - 1", svod_size_forms());
+	return ret;
 }
 
 static int plan_trace_push(struct plan_trace *t, const struct svod_plan_event *e)
@@ -85,9 +87,9 @@ static int plan_trace_push(struct plan_trace *t, const struct svod_plan_event *e
 
 /*
  * A number token of @len bytes: plain decimal digits without a leading zero
- * are converted here; anything else (0x hex, octal, signs, junk) goes
- * through plan_parse_u64(), so both accept exactly what strtoull(base 0)
- * accepts.
+ * are converted here; anything else (0x hex, units, signs, junk) goes
+ * through plan_parse_u64(), so both accept exactly svod_parse_size()'s
+ * grammar.
  */
 static int plan_token_u64(const char *s, size_t len, uint64_t *v)
 {
@@ -197,8 +199,8 @@ static int plan_parse_chunk(const char *path, char *buf, size_t *len, int eof,
 		++*lineno;
 		err = plan_parse_line(buf + pos, end - pos, &e);
 		if (err < 0) {
-			fprintf(stderr, "svodctl plan: %s:%lu: %s\n", path, *lineno,
-				"expected 'alloc ID SIZE [ALIGN]' or 'free ID'");
+			fprintf(stderr, "svodctl plan: %s:%lu: expected 'alloc ID SIZE [ALIGN]' "
+				"or 'free ID', each number %s\n", path, *lineno, svod_size_forms());
 			return err;
 		}
 		if (!err && plan_trace_push(t, &e)) {
@@ -420,18 +422,19 @@ int svodctl_cmd_plan(int argc, char **argv)
 				goto usage;
 			break;
 		case 'a':
-			if (plan_parse_u64(optarg, &num))
+			if (plan_option_u64("--arena", optarg, UINT64_MAX, &num))
 				goto usage;
 			p.arena_size = num;
 			break;
 		case 'b':
-			if (plan_parse_u64(optarg, &num) || num > UINT32_MAX)
+			if (plan_option_u64("--block-size", optarg, UINT32_MAX, &num))
 				goto usage;
 			p.block_size = num;
 			break;
 		case 'l':
-			if (plan_parse_u32(optarg, &p.lv2_cnt))
+			if (plan_option_u64("--lv2", optarg, UINT32_MAX, &num))
 				goto usage;
+			p.lv2_cnt = (uint32_t)num;
 			break;
 		case 'k':
 			use_ioctl = 1;

@@ -14,8 +14,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
-#include <ctype.h>
-#include <strings.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,7 +67,7 @@ static const struct svodctl_cmd cmds[] = {
 	  "Show the tiers of every device (or of BDF), or replace BDF's tiers\n"
 	  "\twith DECLARATION (lines or ';'-separated; '-' reads stdin):\n"
 	  "\t<name> bar=<n> offset=<off> size=<bytes> [base=<addr>] [align=<n>]\n"
-	  "\t[reserved=<base>+<size>,...]; numbers take K, M, G suffixes. Done in\n"
+	  "\t[reserved=<base>+<size>,...]; numbers as below. Done in\n"
 	  "\t" SVOD_CONFIGFS "/BDF/ (mkdir, rmdir, one value per file, commit).\n"
 	  "\tNeeds CAP_SYS_ADMIN. With an output option, a listing; columns:\n"
 	  "\tDEVICE NAME BAR OFFSET SIZE BASE ALIGN REGIONS." },
@@ -171,10 +169,12 @@ int svodctl_help(const char *cmd, int status)
 	}
 	if (!cmd)
 		fprintf(out, "\nListings (tiers, top, declare) take --json, -o COLUMNS, --raw and\n"
-			"--noheadings. Sizes take K, M, G, T suffixes (KiB, MiB: the same; KB, MB:\n"
-			"powers of 1000). Errors print the errno name, e.g.\n"
-			"\"svodctl: alloc: ENOSPC: no space in tier 0\". Exit status: 0 ok, 1 failure,\n"
-			"2 usage, 3 /dev/svod missing or not permitted. svodctl --version; man svodctl.\n");
+			"--noheadings. Numbers (sizes, offsets, handles) are decimal or 0x hex, with\n"
+			"an optional K, M, G, T, P, E or KiB, MiB, GiB, TiB, PiB, EiB: powers of\n"
+			"1024 (1M = 1MiB = 1048576); 010 and 1MB are refused. Errors print the\n"
+			"errno name, e.g. \"svodctl: alloc: ENOSPC: no space in tier 0\". Exit\n"
+			"status: 0 ok, 1 failure, 2 usage, 3 /dev/svod missing or not permitted.\n"
+			"svodctl --version; man svodctl.\n");
 	return status;
 }
 
@@ -197,51 +197,29 @@ int svodctl_wants_help(int argc, char **argv)
 }
 
 /**
- * svodctl_parse_u64() - parse a number with an optional size suffix
- * @s: the text, e.g. "4096", "0x1000", "64k", "16M", "1MiB", "1MB"
+ * svodctl_parse_u64() - parse a number argument, or say why it is refused
+ * @cmd: the subcommand, for the message
+ * @s: the text, e.g. "4096", "0x1000", "64k", "16M", "1MiB"
  * @val: out: the value
  *
- * As util-linux's sizes: K, M, G, T, P, E alone or with "iB" are powers of
- * 1024 (any case), with "B" powers of 1000; a plain "B" is bytes.
+ * svod's one number grammar, svod_parse_size(): the same answers as
+ * configfs and Python. A refusal prints one line naming the accepted forms,
+ * e.g. "svodctl: alloc: EINVAL: "1MB" is not a number: write a decimal or
+ * 0x-hex integer ...".
  *
  * Context: any.
- * Return: 0, -EINVAL if @s is not a number, -ERANGE if it overflows.
+ * Return: 0, -EINVAL if @s is not a number, -ERANGE if it is beyond 64 bits.
  */
-int svodctl_parse_u64(const char *s, uint64_t *val)
+int svodctl_parse_u64(const char *cmd, const char *s, uint64_t *val)
 {
-	static const char units[] = "KMGTPE";
-	const char *u;
-	uint64_t v, base = 1024, mul = 1;
-	unsigned int i, n = 0;
-	char *end;
+	int ret = svod_parse_size(s, val);
 
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno)
-		return -ERANGE;
-	if (*end && *end != 'B' && *end != 'b') {
-		u = strchr(units, toupper((unsigned char)*end));
-		if (!u)
-			return -EINVAL;
-		n = (unsigned int)(u - units) + 1;
-		end++;
-		if (!strcasecmp(end, "iB"))
-			end += 2;
-		else if (!strcasecmp(end, "B"))
-			base = 1000, end++;
-	} else if (*end) {
-		end++;
-	}
-	if (*end)
-		return -EINVAL;
-	for (i = 0; i < n; i++)
-		mul *= base;
-	if (v > UINT64_MAX / mul)
-		return -ERANGE;
-	*val = v * mul;
-	return 0;
+	if (ret)
+		fprintf(stderr, "svodctl: %s: %s: \"%s\" is %s: write %s\n", cmd,
+			svod_errno_name(ret), s,
+			ret == -ERANGE ? "beyond 2^64 - 1" : "not a number",
+			svod_size_forms());
+	return ret;
 }
 
 /**
@@ -259,7 +237,7 @@ int svodctl_parse_tier(int fd, const char *s, uint32_t *id)
 	uint64_t v;
 	int ret;
 
-	if (!svodctl_parse_u64(s, &v) && v <= UINT32_MAX) {
+	if (!svod_parse_size(s, &v) && v <= UINT32_MAX) {
 		*id = (uint32_t)v;
 		return 0;
 	}
@@ -280,14 +258,12 @@ static int svodctl_parse_handle(const char *s, uint64_t *h)
 			*h = session_handles[nr_session_handles - 1];
 			return 0;
 		}
-		if (svodctl_parse_u64(s + 1, &n) || n == 0 || n > nr_session_handles)
+		if (svod_parse_size(s + 1, &n) || n == 0 || n > nr_session_handles)
 			return -ENOENT;
 		*h = session_handles[n - 1];
 		return 0;
 	}
-	errno = 0;
-	*h = strtoull(s, (char **)&s, 0);
-	return errno || *s ? -EINVAL : 0;
+	return svod_parse_size(s, h);
 }
 
 /**
@@ -374,8 +350,8 @@ int svodctl_cmd_alloc(int argc, char **argv)
 		do_hold = 1;
 		argc--;
 	}
-	if (argc < 3 || argc > 4 || svodctl_parse_u64(argv[2], &size) ||
-	    (argc == 4 && svodctl_parse_u64(argv[3], &align)))
+	if (argc < 3 || argc > 4 || svodctl_parse_u64(argv[0], argv[2], &size) ||
+	    (argc == 4 && svodctl_parse_u64(argv[0], argv[3], &align)))
 		return svodctl_help(argv[0], SVODCTL_USAGE);
 	fd = svodctl_session_fd();
 	if (fd < 0)
@@ -501,10 +477,10 @@ static int xfer_opts(int argc, char **argv, char **pos, int *nr_pos,
 			   i + 1 < argc) {
 			*file = argv[++i];
 		} else if (!strcmp(argv[i], "--pattern") && seed && i + 1 < argc) {
-			if (svodctl_parse_u64(argv[++i], seed))
+			if (svodctl_parse_u64(argv[0], argv[++i], seed))
 				return -EINVAL;
 		} else if (!strcmp(argv[i], "--length") && length && i + 1 < argc) {
-			if (svodctl_parse_u64(argv[++i], length))
+			if (svodctl_parse_u64(argv[0], argv[++i], length))
 				return -EINVAL;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			return -EINVAL;
@@ -578,7 +554,7 @@ int svodctl_cmd_stage(int argc, char **argv)
 	seed = UINT64_MAX;
 	if (xfer_opts(argc, argv, pos, &nr_pos, &flags, &file, &seed, &len) ||
 	    nr_pos != 2 || svodctl_parse_handle(pos[0], &h) ||
-	    svodctl_parse_u64(pos[1], &off))
+	    svodctl_parse_u64(argv[0], pos[1], &off))
 		return svodctl_help(argv[0], SVODCTL_USAGE);
 	if (outside_run(argv[0]))
 		return SVODCTL_USAGE;
@@ -632,7 +608,8 @@ int svodctl_cmd_read(int argc, char **argv)
 		return svodctl_help(argv[0], 0);
 	if (xfer_opts(argc, argv, pos, &nr_pos, &flags, &file, NULL, NULL) ||
 	    nr_pos != 3 || svodctl_parse_handle(pos[0], &h) ||
-	    svodctl_parse_u64(pos[1], &off) || svodctl_parse_u64(pos[2], &len))
+	    svodctl_parse_u64(argv[0], pos[1], &off) ||
+	    svodctl_parse_u64(argv[0], pos[2], &len))
 		return svodctl_help(argv[0], SVODCTL_USAGE);
 	if (outside_run(argv[0]))
 		return SVODCTL_USAGE;
@@ -746,6 +723,36 @@ static int declare_list(char (*bdfs)[SVOD_NAME_LEN], int nr, const struct svodct
 	return ret;
 }
 
+/*
+ * Replace @bdf's tiers with @text. Text libsvod cannot parse never reaches
+ * the kernel: the message names the format and the number grammar, where
+ * the kernel log would have nothing to say.
+ */
+static int declare_write(const char *cmd, const char *bdf, const char *text)
+{
+	struct svod_tier_decl decls[SVOD_DECL_MAX_TIERS];
+	int ret;
+
+	ret = svod_decl_parse_set(text, decls, SVOD_DECL_MAX_TIERS);
+	if (ret == -ERANGE) {
+		fprintf(stderr, "svodctl: %s: ERANGE: a number is beyond 2^64 - 1 (bar: "
+			"2^32 - 1): write %s\n", cmd, svod_size_forms());
+		return SVODCTL_USAGE;
+	}
+	if (ret < 0) {
+		fprintf(stderr, "svodctl: %s: %s: not a declaration: write \"<name> bar=<n> "
+			"offset=<off> size=<bytes> [base=<addr>] [align=<n>] "
+			"[reserved=<base>+<size>,...]\" per tier (at most %d, names distinct), "
+			"each number %s\n", cmd, svod_errno_name(ret), SVOD_DECL_MAX_TIERS,
+			svod_size_forms());
+		return SVODCTL_USAGE;
+	}
+	ret = svod_tiers_write(bdf, text);
+	if (ret)
+		return svodctl_err(cmd, ret, "%s (the kernel log says why)", bdf);
+	return declare_show(bdf) ? 1 : 0;
+}
+
 /**
  * svodctl_cmd_declare() - `svodctl declare [BDF [DECLARATION | -]]`
  * @argc: argument count
@@ -802,14 +809,11 @@ int svodctl_cmd_declare(int argc, char **argv)
 		if (!text)
 			return svodctl_err(argv[0], -errno, "(reading stdin)");
 		text[len ? len - (text[len - 1] == '\n') : 0] = '\0';
-		ret = svod_tiers_write(argv[1], (char *)text);
+		ret = declare_write(argv[0], argv[1], (char *)text);
 		free(text);
-	} else {
-		ret = svod_tiers_write(argv[1], argv[2]);
+		return ret;
 	}
-	if (ret)
-		return svodctl_err(argv[0], ret, "%s (the kernel log says why)", argv[1]);
-	return declare_show(argv[1]) ? 1 : 0;
+	return declare_write(argv[0], argv[1], argv[2]);
 }
 
 static int split_args(char *line, char **args)

@@ -38,7 +38,7 @@ int svodctl_err(const char *cmd, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int svodctl_wants_help(int argc, char **argv);
 int svodctl_help(const char *cmd, int status);
-int svodctl_parse_u64(const char *s, uint64_t *val);
+int svodctl_parse_u64(const char *cmd, const char *s, uint64_t *val);
 int svodctl_parse_tier(int fd, const char *s, uint32_t *id);
 int svodctl_session_fd(void);
 void svodctl_size(uint64_t bytes, char *buf, unsigned int len);
