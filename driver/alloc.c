@@ -242,6 +242,8 @@ static int svod_alloc_locked(struct svod_file *sf,
 	req->handle = handle;
 	req->device_addr = svod_allocation_start(alloc);
 	req->capacity = svod_allocation_size(alloc);
+	req->id = svod_handle_slot(handle);
+	req->generation = svod_handle_gen(handle);
 	return 0;
 
 unplace:

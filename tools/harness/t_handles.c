@@ -43,9 +43,6 @@
 #define BUDGET_S	45.0
 #define PROBE		2048
 
-#define H_SLOT(h)	((h) & 0xfffffULL)
-#define H_GEN(h)	((h) >> 40)
-
 static struct svod_tier_info tier;
 static int full;
 
@@ -144,10 +141,10 @@ static void test_foreign(void)
 	}
 	live[0] = a[0].handle;
 	live[1] = a[1].handle;
-	tap_ok(first >= 0 && H_SLOT(live[0]) == 0 && H_GEN(live[0]) == 1 &&
-	       H_SLOT(live[1]) == 1 && H_GEN(live[1]) == 1,
-	       "fresh_file_ids_0_1_generation_1 (%#llx %#llx)",
-	       (unsigned long long)live[0], (unsigned long long)live[1]);
+	tap_ok(first >= 0 && a[0].id == 0 && a[0].generation == 1 && a[1].id == 1 &&
+	       a[1].generation == 1,
+	       "fresh_file_ids_0_1_generation_1 (ids %u %u, generations %u %u)",
+	       a[0].id, a[1].id, a[0].generation, a[1].generation);
 	for (i = 0; i < NR_OPENS && first >= 0; i++) {
 		later_file(first, live, stale, i, &c);
 		if (i == PROBE && !full &&

@@ -16,7 +16,7 @@
 #include "common.h"
 #include "tap.h"
 
-#define NR_CASES	93
+#define NR_CASES	94
 
 struct ioc {
 	const char *name;
@@ -428,7 +428,8 @@ static void test_generations(void)
 	uint64_t *h = calloc(CYCLES, sizeof(*h));
 	struct svod_resolve r;
 	struct svod_alloc a;
-	unsigned int i, errs = 0, dups = 0;
+	unsigned int i, errs = 0, dups = 0, steps = 0;
+	uint32_t id = 0, gen = 0;
 
 	for (i = 0; h && i < CYCLES; i++) {
 		if (svod_alloc(fd, tier.id, 64, 0, &a) || svod_free(fd, a.handle)) {
@@ -436,7 +437,14 @@ static void test_generations(void)
 			continue;
 		}
 		h[i] = a.handle;
+		/* The freed id comes back first, each time one generation on. */
+		steps += i && (a.id != id || a.generation != gen + 1);
+		id = a.id;
+		gen = a.generation;
 	}
+	tap_ok(h && errs == 0 && steps == 0,
+	       "alloc_reports_the_freed_id_again_one_generation_on (%u of %u cycles not)",
+	       steps, CYCLES);
 	for (i = 0; h && i < CYCLES; i += 50)
 		if (svod_resolve(fd, h[i], &r) != -ESTALE)
 			errs++;

@@ -8,8 +8,8 @@
  * valid only in the open file that issued them (and in every process that
  * shares that open file through fork() or SCM_RIGHTS), never in another,
  * however many files were opened since (Documentation/uapi.rst "Handles").
- * Their layout is stable ABI: generation in bits [63:40] (from 1), the
- * issuing file's owner tag in bits [39:20], id (slot) in bits [19:0].
+ * A handle is opaque; svod_alloc() also fills the struct's id and
+ * generation (the handle's slot, and which use of it this is).
  *
  * Besides the ioctls, the library declares a bound device's tiers through
  * its configfs directory (SVOD_CONFIGFS/<bdf>/: mkdir, rmdir, one value per

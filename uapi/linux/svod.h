@@ -136,10 +136,15 @@ struct svod_query {
  * @flags: in: SVOD_ALLOC_*
  * @size: in: bytes, > 0
  * @align: in: 0 for the tier's alignment, else a power of two
- * @handle: out: the handle, valid in this open file only
+ * @handle: out: the handle, valid in this open file only; an opaque value
+ *	(its bits are no ABI)
  * @device_addr: out: device-side address of the first byte
  * @capacity: out: bytes granted (== @size, rounded up to the page size
  *	with SVOD_ALLOC_MAPPABLE)
+ * @id: out (since SVOD_ALLOC_SIZE_VER1): the handle's slot in the file's
+ *	table, from 0; the most recently freed id is used again first
+ * @generation: out (since SVOD_ALLOC_SIZE_VER1): which use of @id this is:
+ *	at least 1, and higher at each reuse of @id (uapi.rst, "Handles")
  */
 struct svod_alloc {
 	__u32 tier;
@@ -149,9 +154,12 @@ struct svod_alloc {
 	__u64 handle;
 	__u64 device_addr;
 	__u64 capacity;
+	__u32 id;
+	__u32 generation;
 };
 
 #define SVOD_ALLOC_SIZE_VER0	48
+#define SVOD_ALLOC_SIZE_VER1	56
 
 /**
  * struct svod_free - SVOD_IOCTL_FREE

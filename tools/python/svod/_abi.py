@@ -27,14 +27,6 @@ PLAN_TLSF = 0
 PLAN_BEST = 1
 PLAN_NO_OFFSET = (1 << 64) - 1
 
-# Handle layout, stable ABI (Documentation/uapi.rst "Handles",
-# driver/core/handle.h): generation [63:40], owner tag [39:20], slot [19:0].
-HANDLE_GEN_SHIFT = 40
-HANDLE_TAG_SHIFT = 20
-HANDLE_SLOT_MASK = 0xFFFFF
-HANDLE_TAG_MASK = 0xFFFFF
-HANDLE_GEN_MAX = 0xFFFFFF
-
 u32 = ctypes.c_uint32
 u64 = ctypes.c_uint64
 
@@ -71,6 +63,7 @@ class Alloc(ctypes.Structure):
     _fields_ = [
         ("tier", u32), ("flags", u32), ("size", u64), ("align", u64),
         ("handle", u64), ("device_addr", u64), ("capacity", u64),
+        ("id", u32), ("generation", u32),
     ]
 
 
@@ -170,22 +163,6 @@ def ioctl(fd, request, arg):
     tests can substitute it.
     """
     fcntl.ioctl(fd, request, arg, True)
-
-
-def handle_fields(handle):
-    """Split a kernel handle into ``(slot, generation, tag)``."""
-    return (handle & HANDLE_SLOT_MASK, handle >> HANDLE_GEN_SHIFT,
-            (handle >> HANDLE_TAG_SHIFT) & HANDLE_TAG_MASK)
-
-
-def make_handle(slot, generation, tag):
-    """The kernel handle for ``(slot, generation, tag)``, or None if a field
-    does not fit its bits (such a handle can never have been issued)."""
-    if not (isinstance(slot, int) and isinstance(generation, int)):
-        return None
-    if not 0 <= slot <= HANDLE_SLOT_MASK or not 1 <= generation <= HANDLE_GEN_MAX:
-        return None
-    return generation << HANDLE_GEN_SHIFT | tag << HANDLE_TAG_SHIFT | slot
 
 
 ERRNO_NAMES = errno.errorcode

@@ -31,11 +31,12 @@ _ENGINES = {None: 0, "auto": 0, "cpu": _abi.XFER_CPU, "dma": _abi.XFER_DMA}
 class StorageHandle:
     """One allocation: identity plus placement.
 
-    ``id`` and ``generation`` are the slot and generation of the driver's
-    handle (bits 19..0 and 63..40 of the ``__u64``, see
+    ``id`` and ``generation`` are the slot and generation the driver
+    reported for its handle (``struct svod_alloc``, see
     ``Documentation/uapi.rst``): ids start at 0, the most recently freed id
     is reused first, and each reuse increments the generation, starting at
-    1. ``base`` is the device address, ``capacity`` the bytes granted,
+    1. The driver's ``__u64`` handle itself is opaque; the allocator keeps
+    it for each live ``(id, generation)``. ``base`` is the device address, ``capacity`` the bytes granted,
     ``tier`` the tier's name and ``allocator`` the issuing allocator's
     token. Every operation checks the handle against the driver's live
     record, never trusting the handle's own copy of base/capacity.
@@ -118,7 +119,7 @@ class StorageAllocator:
         self.base = base
         self.reserved = regions
         self._token = next(_ALLOCATOR_TOKENS)
-        self._tag = None
+        self._handles = {}      # (id, generation) -> the driver's handle
         self._fd = open_device(path)
         try:
             self._tier_id = self._bind(tier, (capacity_bytes, base, regions, align))
@@ -169,9 +170,8 @@ class StorageAllocator:
             if type(exc) is StorageExhaustedError:
                 exc = StorageExhaustedError(f"tier {self.tier!r} cannot hold {nbytes} bytes")
             raise exc from None
-        slot, generation, tag = _abi.handle_fields(req.handle)
-        self._tag = tag
-        return StorageHandle(id=slot, generation=generation, base=req.device_addr,
+        self._handles[req.id, req.generation] = req.handle
+        return StorageHandle(id=req.id, generation=req.generation, base=req.device_addr,
                              capacity=req.capacity, tier=self.tier, allocator=self._token)
 
     def free(self, handle):
@@ -189,8 +189,10 @@ class StorageAllocator:
             _abi.ioctl(self._fileno(), _abi.IOCTL_FREE, _abi.Free(handle=kernel_handle))
         except OSError as err:
             if err.errno == errno.ESTALE:
+                self._handles.pop((handle.id, handle.generation), None)
                 raise self._stale(handle) from None
             raise from_oserror(err, "free") from None
+        del self._handles[handle.id, handle.generation]
 
     def resolve(self, handle):
         """The handle's device address, generation-checked by the driver.
@@ -333,12 +335,12 @@ class StorageAllocator:
         """The kernel handle ``handle`` names in this allocator, or raise."""
         if not isinstance(handle, StorageHandle):
             raise TypeError(f"expected a StorageHandle, got {type(handle).__name__}")
-        if handle.allocator != self._token or handle.tier != self.tier or self._tag is None:
+        if handle.allocator != self._token or handle.tier != self.tier:
             raise self._stale(handle)
-        kernel_handle = _abi.make_handle(handle.id, handle.generation, self._tag)
-        if kernel_handle is None:
-            raise self._stale(handle)
-        return kernel_handle
+        try:
+            return self._handles[handle.id, handle.generation]
+        except (KeyError, TypeError):       # never issued, freed, or unhashable
+            raise self._stale(handle) from None
 
     def _resolve(self, handle):
         """``(kernel handle, base, capacity)`` from the driver's live record;

@@ -87,12 +87,16 @@ def test_binding_names_the_declaration(shape):
         svod.StorageAllocator(path=DEVICE, **dict(shape, tier="nosuchtier"))
 
 
-def test_ids_are_the_kernel_handle_fields(alloc):
-    """StorageHandle.id/.generation are bits 19..0 and 63..40 of the handle."""
+def test_ids_are_what_alloc_reports(alloc):
+    """StorageHandle.id/.generation are ALLOC's id and generation fields:
+    a freed id comes back first, one generation on."""
+    req = _abi.Alloc(tier=alloc._tier_id, size=64)
+    _abi.ioctl(alloc.fileno(), _abi.IOCTL_ALLOC, req)
+    _abi.ioctl(alloc.fileno(), _abi.IOCTL_FREE, _abi.Free(handle=req.handle))
     h = alloc.allocate(64)
-    req = _abi.Resolve(handle=_abi.make_handle(h.id, h.generation, alloc._tag))
-    _abi.ioctl(alloc.fileno(), _abi.IOCTL_RESOLVE, req)
-    assert (req.device_addr, req.capacity) == (h.base, 64)
+    assert (h.id, h.generation) == (req.id, req.generation + 1)
+    assert req.generation >= 1
+    alloc.free(h)
 
 
 def test_close_frees_everything(shape):

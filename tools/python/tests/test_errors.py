@@ -72,26 +72,3 @@ def test_solve_structs_match_libsvodplan_h():
         assert [(f, ctypes_of[t]) for t, f in fields] == struct._fields_, name
     assert ctypes.sizeof(_abi.SolveParams) == 24 and ctypes.sizeof(_abi.SolveResult) == 32
 
-
-def test_handle_layout():
-    h = _abi.make_handle(5, 7, 0xABCDE)
-    assert h == (7 << 40) | (0xABCDE << 20) | 5
-    assert _abi.handle_fields(h) == (5, 7, 0xABCDE)
-    assert _abi.make_handle(1 << 20, 1, 0) is None
-    assert _abi.make_handle(0, 0, 0) is None
-    assert _abi.make_handle(0xFFFFF, 0xFFFFFF, 0xFFFFF) == (1 << 64) - 1
-
-
-CORE_HANDLE_H = os.path.join(os.path.dirname(__file__), "..", "..", "..", "driver", "core",
-                             "handle.h")
-
-
-@pytest.mark.skipif(not os.path.exists(CORE_HANDLE_H), reason="no driver source here")
-def test_handle_layout_is_the_drivers():
-    text = open(CORE_HANDLE_H, encoding="utf-8").read()
-    defs = {k: int(v, 0) for k, v in
-            re.findall(r"#define SVOD_HANDLE_(\w+)\s+(0x[0-9a-fA-F]+|\d+)U?\b", text)}
-    assert (defs["GEN_SHIFT"], defs["TAG_SHIFT"], defs["SLOT_MASK"], defs["TAG_MASK"],
-            defs["GEN_MAX"]) == (_abi.HANDLE_GEN_SHIFT, _abi.HANDLE_TAG_SHIFT,
-                                 _abi.HANDLE_SLOT_MASK, _abi.HANDLE_TAG_MASK,
-                                 _abi.HANDLE_GEN_MAX)
