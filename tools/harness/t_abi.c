@@ -27,7 +27,7 @@
 #include "tap.h"
 
 #define NR_CMDS		9
-#define NR_CASES	(NR_CMDS * 6 + (NR_CMDS - 1) + 8 + 6 + 2 + 1 + 4 + 6)
+#define NR_CASES	(NR_CMDS * 6 + (NR_CMDS - 1) + 3 + 8 + 6 + 2 + 1 + 4 + 6)
 
 /* Bytes a "newer binary" appends to each struct. */
 #define TAIL		64
@@ -299,6 +299,35 @@ static void test_sizes(const struct cmd *c, uint8_t *page_end)
 	ret = call(c, c->ver0, at);
 	tap_ok(!ret && c->worked(at), "%s_first_layout_at_page_end_works (%s)",
 	       c->name, ht_err(ret));
+}
+
+/*
+ * The layouts between the first and the current one (what binaries built
+ * against those headers pass): each works, and nothing is written past it.
+ */
+static void test_mid_layouts(uint8_t *page_end)
+{
+	static const struct { unsigned int cmd; size_t size; } mid[] = {
+		{ 4, SVOD_XFER_SIZE_VER1 },	/* STAGE with resume, no seqno */
+		{ 5, SVOD_XFER_SIZE_VER1 },	/* READ */
+		{ 6, SVOD_PLAN_SIZE_VER1 },	/* PLAN with strategy_used, no event_size */
+	};
+	static uint8_t buf[BUF_SIZE];
+	const struct cmd *c;
+	unsigned int i;
+	uint8_t *at;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(mid); i++) {
+		c = &cmds[mid[i].cmd];
+		at = page_end - mid[i].size;
+		memset(buf, 0, sizeof(buf));
+		c->fill(buf);
+		memcpy(at, buf, mid[i].size);
+		ret = call(c, mid[i].size, at);
+		tap_ok(!ret && c->worked(at), "%s_layout_%zu_at_page_end_works (%s)", c->name,
+		       mid[i].size, ht_err(ret));
+	}
 }
 
 /* QUERY's in/out element size, and the regions array. */
@@ -695,6 +724,7 @@ int main(void)
 
 	for (i = 0; i < NR_CMDS; i++)
 		test_sizes(&cmds[i], page + ps);
+	test_mid_layouts(page + ps);
 	test_query_elements();
 	test_done();
 	test_plan_outputs();

@@ -319,7 +319,7 @@ struct svod_plan_event {
  * @strategy_used: out: SVOD_PLAN_USED_*, the plan whose offsets were
  *	returned (appended to the first layout, SVOD_PLAN_SIZE_VER0)
  * @pad2: zero
- * @event_size: in (since SVOD_PLAN_SIZE_VER1): bytes per entry of the array
+ * @event_size: in (since SVOD_PLAN_SIZE_VER2): bytes per entry of the array
  *	at @events_ptr, 0 for SVOD_PLAN_EVENT_SIZE_VER0; else at least that, a
  *	multiple of 8 and at most 4096. Bytes of an entry past the driver's
  *	struct svod_plan_event must be zero (-E2BIG).
@@ -345,6 +345,7 @@ struct svod_plan {
 
 #define SVOD_PLAN_SIZE_VER0	64
 #define SVOD_PLAN_SIZE_VER1	72	/* no @event_size: 24-byte events */
+#define SVOD_PLAN_SIZE_VER2	80
 #define SVOD_PLAN_EVENT_SIZE_VER0	24
 
 /**
