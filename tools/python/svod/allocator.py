@@ -302,6 +302,7 @@ class StorageAllocator:
         no-op."""
         if self._fd is not None:
             fd, self._fd = self._fd, None
+            self._handles.clear()
             os.close(fd)
 
     def __enter__(self):
