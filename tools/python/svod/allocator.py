@@ -336,6 +336,7 @@ class StorageAllocator:
         """The kernel handle ``handle`` names in this allocator, or raise."""
         if not isinstance(handle, StorageHandle):
             raise TypeError(f"expected a StorageHandle, got {type(handle).__name__}")
+        self._fileno()                                  # a closed allocator says so first
         if handle.allocator != self._token or handle.tier != self.tier:
             raise self._stale(handle)
         try:
