@@ -5,7 +5,8 @@
 # warning; sparse (C=2) reports nothing on either; checkpatch --strict
 # --no-tree is clean on every kernel source file; no circle in the call
 # graph between svod.ko's objects (layers.py, with its self-test); the ABI
-# check (abi.py).
+# check (abi.py); the ABI documents Documentation/ABI/testing/*-svod
+# (abidoc.py, with its self-test, and the kernel's get_abi.pl validate).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=tools/rig/lib.sh
@@ -71,4 +72,11 @@ done
 "$top/tools/rig/layers.py" --selftest "$kdir" || rc=1
 
 "$top/tools/rig/abi.py" || rc=1
+
+"$top/tools/rig/abidoc.py" || rc=1
+"$top/tools/rig/abidoc.py" --selftest || rc=1
+(cd "$src" && perl scripts/get_abi.pl --dir "$top/Documentation/ABI" validate) >"$log" 2>&1
+[ -s "$log" ] || (cd "$src" && perl scripts/get_abi.pl --dir "$top/Documentation/ABI" rest \
+	2>&1 >/dev/null) >"$log"
+verdict "$([ -s "$log" ] && echo 1 || echo 0)" "the kernel's get_abi.pl validates Documentation/ABI" "$log"
 exit $rc
