@@ -7,8 +7,8 @@
  * strip packing, Burke, Kendall & Whitwell, Operations Research 52(4),
  * 2004, turned to rectangles whose time is fixed). Up to
  * SVOD_PLAN_SKY_PASSES passes within a fixed number of steps vary the
- * pick (direction of time, key, random ties, the best pass redone up to
- * its first waste); Documentation/planner.rst has the measurements.
+ * pick (direction of time, random ties, the best pass redone up to its
+ * first waste); Documentation/planner.rst has the measurements.
  *
  * Locking: none; see plan.h.
  */
@@ -304,14 +304,6 @@ struct svod_plan_dir {
 	u32 *rank;
 };
 
-/* Keys a skyline pass can pick a buffer by (struct svod_plan_sky @rule). */
-enum svod_plan_sky_rule {
-	SVOD_PLAN_SKY_FIT,	/* fills the segment, meets the levels beside it */
-	SVOD_PLAN_SKY_SIZE,	/* the largest */
-	SVOD_PLAN_SKY_AREA,	/* the largest size times lifetime */
-	SVOD_PLAN_SKY_RULES
-};
-
 /**
  * struct svod_plan_sky - state of the skyline passes
  * @items: the buffers
@@ -337,15 +329,10 @@ enum svod_plan_sky_rule {
  *	decisions if none did
  * @best_waste: the same for the best pass
  * @replay: this pass repeats the first @replay decisions of the best one
- * @rule: the key of this pass's picks
  * @noise: random tie-breaks and one pick in 20 at random
- * @best_rule: @rule of the best pass
  * @best_d: direction of the best pass (index into @dir)
  * @rng: xorshift64 state, fixed seed: plans are deterministic
  * @ticks: steps since the last svod_yield()
- * @chain: stack of svod_plan_sky_chain(), SVOD_PLAN_SKY_CHAIN + 1 steps
- * @seen: per step, the last chain search that reached it
- * @stamp: the current chain search
  */
 struct svod_plan_sky {
 	struct svod_plan_item *items;
@@ -365,15 +352,10 @@ struct svod_plan_sky {
 	u32 waste;
 	u32 best_waste;
 	u32 replay;
-	u32 rule;
 	bool noise;
-	u32 best_rule;
 	u32 best_d;
 	u64 rng;
 	u32 ticks;
-	u32 *chain;
-	u32 *seen;
-	u32 stamp;
 };
 
 /*
@@ -384,11 +366,9 @@ struct svod_plan_sky {
 #define SVOD_PLAN_SKY_LOG(m)	(3 * (size_t)(m) + 2)
 /* Candidates one pick weighs, from the one that ends last. */
 #define SVOD_PLAN_SKY_SCAN	16
-/* Buffers one look-ahead for a chain (svod_plan_sky_chain()) weighs. */
-#define SVOD_PLAN_SKY_CHAIN	32
 /* Skyline passes per plan: at most this many, and about this many steps. */
-#define SVOD_PLAN_SKY_PASSES	256
-#define SVOD_PLAN_SKY_WORK	BIT(18)
+#define SVOD_PLAN_SKY_PASSES	1024
+#define SVOD_PLAN_SKY_WORK	BIT(19)
 
 /* Passes within SVOD_PLAN_SKY_WORK steps: 1 to SVOD_PLAN_SKY_PASSES. */
 static u32 svod_plan_sky_passes(const struct svod_plan_sky *k)
@@ -514,45 +494,12 @@ static u32 svod_plan_sky_first_fit(struct svod_plan_sky *k, u32 a, u32 b)
 }
 
 /*
- * Can unplaced buffers, end to end, cover steps [@from, @b) (the bottom row
- * of what a placement leaves of its segment)? A depth-first search over the
- * steps where such a chain can be; after SVOD_PLAN_SKY_CHAIN buffers
- * looked at, the answer is yes.
+ * The key of rank @r (starting at step @s) in segment @i: what placing it
+ * there leaves. Its end meeting the segment's leaves no gap at its end;
+ * its top meeting the level before it flattens the skyline, and one below
+ * that level needs another buffer starting at @s.
  */
-static bool svod_plan_sky_chain(struct svod_plan_sky *k, u32 from, u32 b)
-{
-	u32 sp = 0, work = 0, t, r;
-
-	if (!++k->stamp) {
-		memset(k->seen, 0, sizeof(*k->seen) * k->steps);
-		k->stamp = 1;
-	}
-	k->chain[sp++] = from;
-	while (sp) {
-		t = k->chain[--sp];
-		if (t == b)
-			return true;
-		if (k->seen[t] == k->stamp)
-			continue;
-		k->seen[t] = k->stamp;
-		r = svod_plan_sky_fit(k, t, b);
-		for (; r != U32_MAX; r = svod_plan_sky_below(k, t, r)) {
-			if (++work > SVOD_PLAN_SKY_CHAIN)
-				return true;
-			k->chain[sp++] = k->d->hi[r];
-		}
-	}
-	return false;
-}
-
-/*
- * SVOD_PLAN_SKY_FIT's key for rank @r (starting at step @s) in segment
- * @i: what placing it there leaves. Its end meeting the segment's, or a
- * chain of buffers covering the rest of the segment from it, keeps that
- * rest fillable; its top meeting the level before it flattens the skyline,
- * and one below that level needs another buffer starting at @s.
- */
-static u64 svod_plan_sky_fit_key(struct svod_plan_sky *k, u32 i, u32 r, u32 s)
+static u32 svod_plan_sky_key(struct svod_plan_sky *k, u32 i, u32 r, u32 s)
 {
 	const struct svod_plan_seg *sg = &k->seg[i];
 	const struct svod_plan_item *it = &k->items[k->d->ord[r]];
@@ -563,8 +510,6 @@ static u64 svod_plan_sky_fit_key(struct svod_plan_sky *k, u32 i, u32 r, u32 s)
 		key += 4;
 		if (sg->next != U32_MAX && k->seg[sg->next].level == top)
 			key += 2;
-	} else if (svod_plan_sky_chain(k, hi, sg->end)) {
-		key += 4;
 	}
 	if (s == sg->start && sg->prev != U32_MAX) {
 		before = k->seg[sg->prev].level;
@@ -577,18 +522,6 @@ static u64 svod_plan_sky_fit_key(struct svod_plan_sky *k, u32 i, u32 r, u32 s)
 			key += 2;
 	}
 	return key;
-}
-
-static u64 svod_plan_sky_key(struct svod_plan_sky *k, u32 i, u32 r, u32 s)
-{
-	const struct svod_plan_item *it = &k->items[k->d->ord[r]];
-	u64 len = k->d->hi[r] - s;
-
-	if (k->rule == SVOD_PLAN_SKY_SIZE)
-		return it->size;
-	if (k->rule == SVOD_PLAN_SKY_AREA)
-		return it->size > U64_MAX / len ? U64_MAX : it->size * len;
-	return svod_plan_sky_fit_key(k, i, r, s);
 }
 
 /*
@@ -825,9 +758,9 @@ static int svod_plan_sky_pass(struct svod_plan_sky *k, u64 *offsets, u64 *peak, 
 
 /*
  * Pass @p's settings: the first two are plain (forwards, backwards); then
- * each is at random either a fresh pass (direction, rule and noise in
- * turn) or the best pass so far up to a random decision before its first
- * waste, with another choice there (when there is one) and noise after.
+ * each is at random either a fresh pass (direction in turn, with noise)
+ * or the best pass so far up to a random decision before its first waste,
+ * with another choice there (when there is one) and noise after.
  */
 static void svod_plan_sky_setup(struct svod_plan_sky *k, u32 p)
 {
@@ -837,11 +770,9 @@ static void svod_plan_sky_setup(struct svod_plan_sky *k, u32 p)
 	k->replay = 0;
 	if (p < 2 || rnd % 2) {
 		k->d = &k->dir[p % 2];
-		k->rule = (p / 2) % SVOD_PLAN_SKY_RULES;
 		return;
 	}
 	k->d = &k->dir[k->best_d];
-	k->rule = k->best_rule;
 	k->replay = k->best_waste ? (u32)((rnd >> 1) % k->best_waste) : 0;
 }
 
@@ -876,7 +807,6 @@ static int svod_plan_sky_best(struct svod_plan_sky *k, u64 lb, u32 n, u64 *offse
 			k->best_log = t;
 			k->best_waste = k->waste;
 			k->best_d = k->d - k->dir;
-			k->best_rule = k->rule;
 		}
 	}
 	return *peak == U64_MAX ? -ERANGE : 0;
@@ -950,8 +880,6 @@ static void svod_plan_sky_free(struct svod_plan_sky *k)
 	kvfree(k->seg);
 	kvfree(k->log);
 	kvfree(k->best_log);
-	kvfree(k->chain);
-	kvfree(k->seen);
 	kvfree(k->items);
 }
 
@@ -994,11 +922,8 @@ static int svod_plan_sky_init(struct svod_plan_sky *k, struct svod_plan_ctx *c)
 	k->seg = kvmalloc_array(SVOD_PLAN_SKY_SEGS(m), sizeof(*k->seg), gfp);
 	k->log = kvmalloc_array(SVOD_PLAN_SKY_LOG(m), sizeof(*k->log), gfp);
 	k->best_log = kvmalloc_array(SVOD_PLAN_SKY_LOG(m), sizeof(*k->best_log), gfp);
-	k->chain = kvmalloc_array(SVOD_PLAN_SKY_CHAIN + 1, sizeof(*k->chain), gfp);
-	k->seen = kvcalloc(max(k->steps, 1U), sizeof(*k->seen), gfp);
 	key = kvmalloc_array(m, sizeof(*key), gfp);
-	if (!ok || !k->down || !k->up || !k->minhi || !k->seg || !k->log || !k->best_log ||
-	    !k->chain || !k->seen || !key) {
+	if (!ok || !k->down || !k->up || !k->minhi || !k->seg || !k->log || !k->best_log || !key) {
 		kvfree(key);
 		svod_plan_sky_free(k);
 		return -ENOMEM;

@@ -298,9 +298,9 @@ struct svod_plan_event {
 
 /* svod_plan.strategy_used: which plan's offsets were returned */
 #define SVOD_PLAN_USED_TLSF	0	/* the reference TLSF */
-#define SVOD_PLAN_USED_SIZE	1	/* greedy by size (no longer returned) */
-#define SVOD_PLAN_USED_AREA	2	/* greedy by area (no longer returned) */
-#define SVOD_PLAN_USED_SKY	3	/* skyline passes, lowest segment first */
+#define SVOD_PLAN_USED_SIZE	1	/* greedy by size (never returned) */
+#define SVOD_PLAN_USED_AREA	2	/* greedy by area (never returned) */
+#define SVOD_PLAN_USED_SKY	3	/* SVOD_PLAN_BEST's skyline passes */
 
 /**
  * struct svod_plan - SVOD_IOCTL_PLAN
