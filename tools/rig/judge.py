@@ -215,9 +215,11 @@ def judge_replay(v, console, harness, random_suites):
         v.add(good, what, " | ".join(sum(replay["cases"].values(), [])) or "the replay ran no case")
 
 
-def judge_harness(v, harness, only=()):
+def judge_harness(v, harness, only=(), programs=()):
     """Each t_* binary runs between begin/end markers and prints TAP. With
-    @only (a developer's run of a few programs), each of them must run."""
+    @only (a developer's run of a few programs), each of them must run;
+    without it, each of @programs (every one the tree has: a build that
+    made only some would otherwise pass)."""
     current = None
     ran = 0
     names = set()
@@ -259,6 +261,10 @@ def judge_harness(v, harness, only=()):
     for name in only:
         if name not in names:
             v.add(False, f"harness {name} ran (named in SVOD_ONLY)", "it never began")
+    if not only and programs:
+        missing = sorted(set(programs) - names)
+        v.add(not missing, f"every harness program of the tree ran ({len(programs)})",
+              "never began: " + ", ".join(missing))
 
 
 def allowed_alloc_reports(console):
@@ -381,6 +387,9 @@ def main():
     ap.add_argument("--only", default="",
                     help="SVOD_ONLY: the harness programs this boot ran alone "
                          "(no KUnit, no replays: those are not expected)")
+    ap.add_argument("--programs", default="",
+                    help="every harness program of the tree, comma-separated: a "
+                         "full run must run each")
     ap.add_argument("--bench")
     ap.add_argument("--qemu-rc", type=int, default=0,
                     help="QEMU's exit status; 137: killed at the hard timeout")
@@ -403,7 +412,7 @@ def main():
         judge_test_module(v, console, expected, owners)
         judge_replay(v, console, harness, a.random_suites.split())
     if a.mode not in ("selftest", "demo"):
-        judge_harness(v, harness, only)
+        judge_harness(v, harness, only, [n for n in a.programs.split(",") if n])
     if a.mode == "demo":
         rcs = [l for l in harness if l.startswith("svod-guest: demo rc=")]
         v.add(rcs == ["svod-guest: demo rc=0"], "svodctl demo: every step as expected",

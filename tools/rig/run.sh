@@ -75,4 +75,5 @@ echo "run: guest ran $(( $(date +%s) - start )) s, qemu rc=$rc" >&2
 python3 "$rig/judge.py" --mode "$mode" --suites "$(kunit_suites)" \
 	--random-suites "$(kunit_random_suites)" \
 	--console "$out/console.log" --harness "$out/harness.log" \
-	--only "${SVOD_ONLY:-}" --bench "$out/bench.txt" --qemu-rc "$rc"
+	--only "${SVOD_ONLY:-}" --bench "$out/bench.txt" --qemu-rc "$rc" \
+	--programs "$(cd "$top/tools/harness" && echo t_*.c t_python | sed 's/\.c//g; s/ /,/g')"
