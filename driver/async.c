@@ -605,9 +605,9 @@ static void svod_async_dma_finish(struct svod_async_job *job, int status)
 	svod_dev_tier_async_exit(job->tier);
 	svod_async_signal(job, job->pos, status);
 	spin_lock_irqsave(&q->lock, irq);
-	q->dma = NULL;
+	q->running = NULL;
 	spin_unlock_irqrestore(&q->lock, irq);
-	wake_up_var(&q->dma);
+	wake_up_var(&q->running);
 	/*
 	 * The file's next job may start. Before the cleanup gives the job's
 	 * caps back: a file with none in flight is never queued again
@@ -763,12 +763,13 @@ static void svod_async_work(struct work_struct *work)
 		/* One job at a time: a DMA job's end queues this work again. */
 		spin_lock_irqsave(&q->lock, irq);
 		job = NULL;
-		if (!q->dma)
+		if (!q->running) {
 			job = list_first_entry_or_null(&q->queued,
 						       struct svod_async_job, node);
-		if (job) {
-			list_del_init(&job->node);
-			q->running = job;
+			if (job) {
+				list_del_init(&job->node);
+				q->running = job;
+			}
 		}
 		spin_unlock_irqrestore(&q->lock, irq);
 		if (!job)
@@ -780,11 +781,7 @@ static void svod_async_work(struct work_struct *work)
 			/* Cancelled while queued: it ends here, in its turn. */
 			ret = -ECANCELED;
 		} else if (job->chan && svod_dev_tier_async_enter(job->tier)) {
-			/* In @dma before it leaves @running: cancels find it. */
-			spin_lock_irqsave(&q->lock, irq);
-			q->dma = job;
-			q->running = NULL;
-			spin_unlock_irqrestore(&q->lock, irq);
+			/* @running until its end: svod_async_dma_finish(). */
 			svod_async_dma_start(job);
 			dma_fence_end_signalling(cookie);
 			continue;
@@ -815,17 +812,6 @@ static bool svod_async_idle(struct svod_async *q)
 	idle = !q->inflight;
 	spin_unlock_irqrestore(&q->lock, irq);
 	return idle;
-}
-
-static bool svod_async_dma_runs(struct svod_async *q, const void *key)
-{
-	unsigned long irq;
-	bool runs;
-
-	spin_lock_irqsave(&q->lock, irq);
-	runs = q->dma && (!key || q->dma->key == key);
-	spin_unlock_irqrestore(&q->lock, irq);
-	return runs;
 }
 
 static bool svod_async_runs(struct svod_async *q, const void *key)
@@ -866,8 +852,6 @@ void svod_async_cancel(struct svod_async *q, const void *key)
 	}
 	if (q->running && (!key || q->running->key == key))
 		WRITE_ONCE(q->running->cancel, true);
-	if (q->dma && (!key || q->dma->key == key))
-		WRITE_ONCE(q->dma->cancel, true);
 	spin_unlock_irqrestore(&q->lock, irq);
 
 	/*
@@ -875,7 +859,6 @@ void svod_async_cancel(struct svod_async *q, const void *key)
 	 * DMA callbacks before they submit the next descriptor.
 	 */
 	wait_var_event(&q->running, !svod_async_runs(q, key));
-	wait_var_event(&q->dma, !svod_async_dma_runs(q, key));
 }
 EXPORT_SYMBOL_IF_KUNIT(svod_async_cancel);
 

@@ -33,10 +33,9 @@ struct seq_file;
  * struct svod_async - one file's asynchronous transfers
  * @lock: protects every member below but @work
  * @queued: jobs not started yet, in submission order
- * @running: the job the worker is moving bytes for (CPU engine), or NULL
- * @dma: the job whose DMA descriptors are in flight (the engine's
- *	callbacks move it on, descriptor after descriptor), or NULL; the next
- *	job waits for its end
+ * @running: the job in progress, or NULL: the worker copies a CPU job's
+ *	bytes; a DMA job's descriptors are in flight until its end. The next
+ *	job waits for it.
  * @ring: the last SVOD_ASYNC_HISTORY jobs, by seqno, each with a
  *	reference on its fence; allocated at the first submission
  * @seqno: the last timeline value given, 0 before the first
@@ -51,7 +50,6 @@ struct svod_async {
 	spinlock_t lock;
 	struct list_head queued;
 	struct svod_async_job *running;
-	struct svod_async_job *dma;
 	struct svod_async_job **ring;
 	u64 seqno;
 	unsigned int inflight;
