@@ -101,7 +101,8 @@ static int top_shows(const char *const *needles)
 	if (!p)
 		return 0;
 	while (fgets(line, sizeof(line), p)) {
-		if (strncmp(line, pid, strlen(pid)))
+		/* The PID column is right-aligned: a short pid has spaces before it. */
+		if (strncmp(line + strspn(line, " "), pid, strlen(pid)))
 			continue;
 		all = 1;
 		for (i = 0; needles[i]; i++)
