@@ -65,7 +65,8 @@ VER0_STRUCT = {"QUERY": "svod_query", "TIER_INFO": "svod_tier_info",
                "ALLOC": "svod_alloc", "FREE": "svod_free", "RESOLVE": "svod_resolve",
                "XFER": "svod_xfer", "PLAN": "svod_plan",
                "PLAN_EVENT": "svod_plan_event",
-               "MAP_OFFSET": "svod_map_offset", "WAIT": "svod_wait"}
+               "MAP_OFFSET": "svod_map_offset", "WAIT": "svod_wait",
+               "EXPORT": "svod_export", "IMPORT": "svod_import"}
 
 
 def ver0_sizes():

@@ -373,6 +373,63 @@ struct svod_map_offset {
 
 #define SVOD_MAP_OFFSET_SIZE_VER0	32
 
+/*
+ * svod_export.flags: WRITE makes a read-write dma-buf; without it the fd is
+ * read-only (O_RDONLY): its mmap() is read-only, an IMPORT of it gives a
+ * read-only handle, and no importer may write through it.
+ */
+#define SVOD_EXPORT_WRITE	_BITUL(0)
+#define SVOD_EXPORT_FLAGS	SVOD_EXPORT_WRITE
+
+/**
+ * struct svod_export - SVOD_IOCTL_EXPORT: a dma-buf fd for an allocation
+ * @handle: in: a live handle of this file (an imported one too)
+ * @flags: in: SVOD_EXPORT_*
+ * @fd: out: a new dma-buf fd (O_CLOEXEC) for the whole allocation
+ * @size: out: bytes in the dma-buf (the allocation's capacity)
+ *
+ * Each call makes a new dma-buf; holding it keeps the allocation's range
+ * out of its tier (Documentation/uapi.rst, "Sharing").
+ */
+struct svod_export {
+	__u64 handle;
+	__u32 flags;
+	__s32 fd;
+	__u64 size;
+};
+
+#define SVOD_EXPORT_SIZE_VER0	24
+
+/* svod_import.access: what the new handle may do (READ always). */
+#define SVOD_ACCESS_READ	_BITUL(0)
+#define SVOD_ACCESS_WRITE	_BITUL(1)
+
+/**
+ * struct svod_import - SVOD_IOCTL_IMPORT: a handle for a dma-buf of svod
+ * @fd: in: a dma-buf fd that svod exported
+ * @flags: in: zero
+ * @handle: out: a new handle of this file naming the dma-buf's allocation
+ * @device_addr: out: device-side address of its first byte
+ * @capacity: out: bytes
+ * @tier: out: tier id
+ * @access: out: SVOD_ACCESS_*; WRITE if the dma-buf is read-write
+ * @id: out: the handle's slot, as in struct svod_alloc
+ * @generation: out: as in struct svod_alloc
+ */
+struct svod_import {
+	__s32 fd;
+	__u32 flags;
+	__u64 handle;
+	__u64 device_addr;
+	__u64 capacity;
+	__u32 tier;
+	__u32 access;
+	__u32 id;
+	__u32 generation;
+};
+
+#define SVOD_IMPORT_SIZE_VER0	48
+
 #define SVOD_IOCTL_QUERY	_IOWR(SVOD_IOCTL_MAGIC, 0x00, struct svod_query)
 #define SVOD_IOCTL_ALLOC	_IOWR(SVOD_IOCTL_MAGIC, 0x01, struct svod_alloc)
 #define SVOD_IOCTL_FREE		_IOW(SVOD_IOCTL_MAGIC, 0x02, struct svod_free)
@@ -382,5 +439,7 @@ struct svod_map_offset {
 #define SVOD_IOCTL_PLAN		_IOWR(SVOD_IOCTL_MAGIC, 0x06, struct svod_plan)
 #define SVOD_IOCTL_MAP_OFFSET	_IOWR(SVOD_IOCTL_MAGIC, 0x07, struct svod_map_offset)
 #define SVOD_IOCTL_WAIT		_IOWR(SVOD_IOCTL_MAGIC, 0x08, struct svod_wait)
+#define SVOD_IOCTL_EXPORT	_IOWR(SVOD_IOCTL_MAGIC, 0x09, struct svod_export)
+#define SVOD_IOCTL_IMPORT	_IOWR(SVOD_IOCTL_MAGIC, 0x0a, struct svod_import)
 
 #endif /* _UAPI_LINUX_SVOD_H */

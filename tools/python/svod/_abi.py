@@ -120,6 +120,20 @@ class Wait(ctypes.Structure):
     ]
 
 
+class Export(ctypes.Structure):
+    """``struct svod_export``."""
+    _fields_ = [("handle", u64), ("flags", u32), ("fd", ctypes.c_int32), ("size", u64)]
+
+
+class Import(ctypes.Structure):
+    """``struct svod_import``."""
+    _fields_ = [
+        ("fd", ctypes.c_int32), ("flags", u32), ("handle", u64), ("device_addr", u64),
+        ("capacity", u64), ("tier", u32), ("access", u32), ("id", u32),
+        ("generation", u32),
+    ]
+
+
 class SolveParams(ctypes.Structure):
     """``struct svod_solve_params`` (``libsvodplan.h``)."""
     _fields_ = [("block_size", u64), ("arena_size", u64), ("seconds", ctypes.c_double)]
@@ -133,7 +147,7 @@ class SolveResult(ctypes.Structure):
 
 SIZE_VER0 = {
     Query: 24, TierInfo: 152, Alloc: 48, Free: 16, Resolve: 32, Xfer: 48,
-    Plan: 64, MapOffset: 32, Wait: 32,
+    Plan: 64, MapOffset: 32, Wait: 32, Export: 24, Import: 48,
 }
 
 _IOC_WRITE = 1
@@ -153,6 +167,8 @@ IOCTL_READ = _ioc(_IOC_READ | _IOC_WRITE, 0x05, Xfer)
 IOCTL_PLAN = _ioc(_IOC_READ | _IOC_WRITE, 0x06, Plan)
 IOCTL_MAP_OFFSET = _ioc(_IOC_READ | _IOC_WRITE, 0x07, MapOffset)
 IOCTL_WAIT = _ioc(_IOC_READ | _IOC_WRITE, 0x08, Wait)
+IOCTL_EXPORT = _ioc(_IOC_READ | _IOC_WRITE, 0x09, Export)
+IOCTL_IMPORT = _ioc(_IOC_READ | _IOC_WRITE, 0x0a, Import)
 
 
 def ioctl(fd, request, arg):

@@ -50,7 +50,8 @@ def test_struct_sizes_match_the_header():
     ver0 = dict(re.findall(r"#define SVOD_(\w+)_SIZE_VER0\s+(\d+)", text))
     names = {"QUERY": _abi.Query, "TIER_INFO": _abi.TierInfo, "ALLOC": _abi.Alloc,
              "FREE": _abi.Free, "RESOLVE": _abi.Resolve, "XFER": _abi.Xfer, "PLAN": _abi.Plan,
-             "PLAN_EVENT": _abi.PlanEvent, "MAP_OFFSET": _abi.MapOffset, "WAIT": _abi.Wait}
+             "PLAN_EVENT": _abi.PlanEvent, "MAP_OFFSET": _abi.MapOffset, "WAIT": _abi.Wait,
+             "EXPORT": _abi.Export, "IMPORT": _abi.Import}
     assert set(ver0) == set(names)
     for name, struct in names.items():
         assert ctypes.sizeof(struct) >= int(ver0[name]), name
