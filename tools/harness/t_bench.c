@@ -24,6 +24,11 @@
  *    buffers, (n + 1) / n for n (the first transfer and the last compute
  *    run alone). Medians of the rounds.
  *
+ * 4. mmap() of a dma-buf of an allocation (SVOD_IOCTL_EXPORT) against the
+ *    allocation's own svod mapping: memcpy into and out of each, 64 KiB to
+ *    16 MiB, MB/s and the ratio dma-buf/svod (the same pages, the same
+ *    fault handler: about 1.00).
+ *
  * Each CPU figure is the median of BENCH_ROUNDS timed batches of about
  * BENCH_ROUND_MS; the ioctl and the direct copy take turns batch by batch,
  * and the clock is read per batch, never per copy (see measure()); the
@@ -57,13 +62,18 @@ static const uint32_t sizes[] = {
 	4u << 10, 64u << 10, 256u << 10, 1u << 20, 4u << 20, 16u << 20,
 };
 
+static const uint32_t dmabuf_sizes[] = { 64u << 10, 1u << 20, 16u << 20 };
+
 /* Stage and read per size, then the ioctl pair at 4 levels of live allocations. */
-#define NR_CASES	(ARRAY_SIZE(sizes) * 2 + 4 + 2)
+#define NR_CASES	(ARRAY_SIZE(sizes) * 2 + 4 + 2 + ARRAY_SIZE(dmabuf_sizes) * 2)
 
 static int fd = -1;
 static struct svod_tier_info tier;
 
-enum op { OP_STAGE, OP_READ, OP_MEMCPY_TO, OP_MEMCPY_FROM };
+enum op { OP_STAGE, OP_READ, OP_MEMCPY_TO, OP_MEMCPY_FROM, OP_DMABUF_TO, OP_DMABUF_FROM };
+
+/* The dma-buf mapping bench_dmabuf() copies into and out of. */
+static volatile uint8_t *dmabuf_at;
 
 static double now_s(void)
 {
@@ -89,6 +99,10 @@ static int run_op(enum op op, uint64_t h, uint8_t *buf, volatile uint8_t *bar,
 	case OP_MEMCPY_FROM:
 		memcpy(buf, (const void *)bar, len);
 		return 0;
+	case OP_DMABUF_TO:
+		return run_op(OP_MEMCPY_TO, h, buf, dmabuf_at, len);
+	case OP_DMABUF_FROM:
+		return run_op(OP_MEMCPY_FROM, h, buf, dmabuf_at, len);
 	}
 	return -EINVAL;
 }
@@ -516,6 +530,61 @@ out:
 	free(src);
 }
 
+/*
+ * memcpy through a dma-buf's mapping against the allocation's own svod
+ * mapping (measure(): batches alternate, medians, the median of the
+ * rounds' ratios).
+ */
+static void bench_dmabuf(uint8_t *buf)
+{
+	const uint32_t max = dmabuf_sizes[ARRAY_SIZE(dmabuf_sizes) - 1];
+	struct svod_export e = { .flags = SVOD_EXPORT_WRITE };
+	double dmabuf_mbs, svod_mbs, ratio;
+	struct svod_alloc a = { 0 };
+	void *mine = NULL, *shared = MAP_FAILED;
+	uint64_t len = 0;
+	unsigned int i, to;
+	int ret, allocated;
+
+	e.fd = -1;
+	ret = svod_alloc_flags(fd, tier.id, max, 0, SVOD_ALLOC_MAPPABLE, &a);
+	allocated = !ret;
+	if (!ret)
+		ret = svod_map(fd, a.handle, &mine, &len);
+	e.handle = a.handle;
+	if (!ret)
+		ret = svod_ioctl(fd, SVOD_IOCTL_EXPORT, &e);
+	if (!ret) {
+		shared = mmap(NULL, max, PROT_READ | PROT_WRITE, MAP_SHARED, e.fd, 0);
+		ret = shared == MAP_FAILED ? -errno : 0;
+	}
+	dmabuf_at = shared == MAP_FAILED ? NULL : shared;
+	for (i = 0; i < ARRAY_SIZE(dmabuf_sizes); i++) {
+		for (to = 0; to < 2; to++) {
+			int r = ret ? ret : measure(to ? OP_DMABUF_TO : OP_DMABUF_FROM, 0, buf,
+						    to ? OP_MEMCPY_TO : OP_MEMCPY_FROM, mine,
+						    dmabuf_sizes[i], &dmabuf_mbs, &svod_mbs,
+						    &ratio);
+
+			/* measure()'s ratio is side 0 over side 1: dma-buf over svod. */
+			if (!r)
+				printf("# bench: dmabuf mmap %s %8u B: dma-buf mapping %9.1f MB/s, svod mapping %9.1f MB/s, ratio %.2f\n",
+				       to ? "write" : "read", dmabuf_sizes[i], dmabuf_mbs,
+				       svod_mbs, ratio);
+			tap_ok(!r, "bench_dmabuf_mmap_%s_%u (%s)", to ? "write" : "read",
+			       dmabuf_sizes[i], ht_err(r));
+		}
+	}
+	if (shared != MAP_FAILED)
+		munmap(shared, max);
+	if (mine)
+		svod_unmap(mine, len);
+	if (e.fd >= 0)
+		close(e.fd);
+	if (allocated)
+		svod_free(fd, a.handle);
+}
+
 int main(void)
 {
 	volatile uint8_t *wc = NULL;
@@ -542,6 +611,7 @@ int main(void)
 	bench_overlap(&(struct ov){ "cpu", SVOD_XFER_CPU, 16, 2u << 20, 5 });
 	/* About 300 ms per page through the guest's engine: pages, 3 rounds. */
 	bench_overlap(&(struct ov){ "dma", SVOD_XFER_DMA, 16, 4096, 3 });
+	bench_dmabuf(buf);
 	if (wc)
 		munmap((void *)wc, wc_len);
 	close(fd);
