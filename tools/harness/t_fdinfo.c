@@ -89,7 +89,10 @@ static int64_t tier_handles(pid_t pid, int which)
 	return fdinfo_value(pid, which, key);
 }
 
-/* Does `svodctl top` print a row for our pid with every one of @needles? */
+/*
+ * Does `svodctl top` print a row for our pid with every one of @needles?
+ * Its columns: PID, TIER, BYTES, HANDLES.
+ */
 static int top_shows(const char *const *needles)
 {
 	char line[512], pid[32];
@@ -97,7 +100,7 @@ static int top_shows(const char *const *needles)
 	FILE *p;
 
 	snprintf(pid, sizeof(pid), "%d ", (int)getpid());
-	p = popen("svodctl top 2>&1", "r");
+	p = popen("svodctl top -o pid,tier,bytes,handles 2>&1", "r");
 	if (!p)
 		return 0;
 	while (fgets(line, sizeof(line), p)) {
