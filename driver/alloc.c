@@ -34,21 +34,60 @@ module_param_named(max_bytes, svod_max_bytes, ullong, 0644);
 MODULE_PARM_DESC(max_bytes,
 		 "Bytes per open file per tier, 0 = unlimited (-EDQUOT beyond)");
 
-/* The file's usage of @tier, created empty if it has none yet. */
-static struct svod_usage *svod_usage_get(struct svod_file *sf,
-					 const struct svod_dev_tier *tier)
+/**
+ * svod_account_create() - a new, empty account for an open file
+ *
+ * Context: process context.
+ * Return: the account with one reference, or NULL.
+ */
+struct svod_account *svod_account_create(void)
+{
+	struct svod_account *acct = kzalloc(sizeof(*acct), GFP_KERNEL_ACCOUNT);
+
+	if (!acct)
+		return NULL;
+	kref_init(&acct->ref);
+	mutex_init(&acct->lock);
+	xa_init(&acct->usage);
+	return acct;
+}
+
+static void svod_account_release(struct kref *ref)
+{
+	struct svod_account *acct = container_of(ref, struct svod_account, ref);
+
+	WARN_ON(!xa_empty(&acct->usage));
+	xa_destroy(&acct->usage);
+	mutex_destroy(&acct->lock);
+	kfree(acct);
+}
+
+/**
+ * svod_account_put() - drop a reference to an account
+ * @acct: the account
+ *
+ * Context: any context that may sleep.
+ */
+void svod_account_put(struct svod_account *acct)
+{
+	kref_put(&acct->ref, svod_account_release);
+}
+EXPORT_SYMBOL_IF_KUNIT(svod_account_put);
+
+/* @acct's usage of tier @id, created empty if it has none yet. */
+static struct svod_usage *svod_usage_get(struct svod_account *acct, u32 id)
 {
 	struct svod_usage *usage;
 	int ret;
 
-	lockdep_assert_held(&sf->lock);
-	usage = xa_load(&sf->usage, tier->id);
+	lockdep_assert_held(&acct->lock);
+	usage = xa_load(&acct->usage, id);
 	if (usage)
 		return usage;
 	usage = kzalloc(sizeof(*usage), GFP_KERNEL_ACCOUNT);
 	if (!usage)
 		return ERR_PTR(-ENOMEM);
-	ret = xa_err(xa_store(&sf->usage, tier->id, usage, GFP_KERNEL_ACCOUNT));
+	ret = xa_err(xa_store(&acct->usage, id, usage, GFP_KERNEL_ACCOUNT));
 	if (ret) {
 		kfree(usage);
 		return ERR_PTR(ret);
@@ -58,70 +97,118 @@ static struct svod_usage *svod_usage_get(struct svod_file *sf,
 
 /*
  * svod_usage_trim() - drop a usage record once it holds nothing
- * @sf: the file, its lock held
- * @tier: the tier @usage counts
+ * @acct: the account, its lock held
+ * @id: the tier @usage counts
  * @usage: the record
  *
- * An idle tier costs a file nothing.
+ * An idle tier costs an account nothing.
  *
- * Context: process context; @sf's lock held.
+ * Context: process context; @acct's lock held.
  */
-static void svod_usage_trim(struct svod_file *sf, const struct svod_dev_tier *tier,
+static void svod_usage_trim(struct svod_account *acct, u32 id,
 			    struct svod_usage *usage)
 {
-	lockdep_assert_held(&sf->lock);
-	if (usage->handles)
+	lockdep_assert_held(&acct->lock);
+	if (usage->bytes || usage->handles || usage->exported || usage->imported)
 		return;
-	xa_erase(&sf->usage, tier->id);
+	xa_erase(&acct->usage, id);
 	kfree(usage);
 }
 
 /*
- * svod_usage_charge() - the file's usage of a tier, if @size more bytes fit
- * @sf: the file, its lock held
+ * svod_usage_charge() - charge @size more bytes of @tier to an account
+ * @acct: the account, its lock held
  * @tier: the tier
  * @size: bytes about to be allocated
  *
- * Checks the max_bytes limit only; the caller adds @size and one handle to
- * the record once the allocation succeeded, or calls svod_usage_trim().
+ * Checks the max_bytes limit, then adds @size; the caller gives it back
+ * with svod_usage_uncharge() if the allocation fails.
  *
- * Context: process context; @sf's lock held.
+ * Context: process context; @acct's lock held.
  * Return: the record, ERR_PTR(-EDQUOT) beyond max_bytes, or
  * ERR_PTR(-ENOMEM).
  */
-static struct svod_usage *svod_usage_charge(struct svod_file *sf,
+static struct svod_usage *svod_usage_charge(struct svod_account *acct,
 					    const struct svod_dev_tier *tier, u64 size)
 {
 	u64 max_bytes = READ_ONCE(svod_max_bytes);
 	struct svod_usage *usage;
 
-	usage = svod_usage_get(sf, tier);
+	usage = svod_usage_get(acct, tier->id);
 	if (IS_ERR(usage))
 		return usage;
 	if (max_bytes && (size > max_bytes || usage->bytes > max_bytes - size)) {
-		svod_usage_trim(sf, tier, usage);
+		svod_usage_trim(acct, tier->id, usage);
 		return ERR_PTR(-EDQUOT);
 	}
+	usage->bytes += size;
 	return usage;
 }
 
-/*
- * svod_usage_sub() - forget an allocation in its file's usage
- * @sf: the file, its lock held
- * @alloc: the allocation whose handle was just removed
- *
- * Context: process context; @sf's lock held.
- */
-static void svod_usage_sub(struct svod_file *sf, const struct svod_allocation *alloc)
+/* Takes back @size bytes charged to @usage of tier @id; @acct's lock held. */
+static void svod_usage_uncharge(struct svod_account *acct, u32 id,
+				struct svod_usage *usage, u64 size)
 {
-	struct svod_usage *usage = xa_load(&sf->usage, alloc->tier->id);
+	lockdep_assert_held(&acct->lock);
+	usage->bytes -= size;
+	svod_usage_trim(acct, id, usage);
+}
+
+/* @acct's record of tier @id, which an allocation or a handle keeps. */
+static struct svod_usage *svod_usage_of(struct svod_account *acct, u32 id)
+{
+	struct svod_usage *usage = xa_load(&acct->usage, id);
+
+	lockdep_assert_held(&acct->lock);
+	WARN_ON(!usage);
+	return usage;
+}
+
+/**
+ * svod_account_export() - count a dma-buf of an allocation in and out
+ * @alloc: the allocation
+ * @add: a dma-buf of it was made (true) or released (false)
+ *
+ * The allocation's bytes count as exported in its account while it has a
+ * dma-buf.
+ *
+ * Context: process context; takes the account's lock.
+ */
+void svod_account_export(struct svod_allocation *alloc, bool add)
+{
+	struct svod_account *acct = alloc->acct;
+	struct svod_usage *usage;
+
+	mutex_lock(&acct->lock);
+	usage = svod_usage_of(acct, alloc->tier->id);
+	if (add && !alloc->exports++)
+		usage->exported += svod_allocation_size(alloc);
+	else if (!add && !--alloc->exports)
+		usage->exported -= svod_allocation_size(alloc);
+	mutex_unlock(&acct->lock);
+}
+
+/*
+ * svod_hold_forget() - count a handle out of its file's usage
+ * @sf: the file, its lock held
+ * @hold: what the handle named; the handle was just removed
+ *
+ * Context: process context; @sf's lock held; takes its account's lock.
+ */
+static void svod_hold_forget(struct svod_file *sf, const struct svod_hold *hold)
+{
+	struct svod_account *acct = sf->acct;
+	u32 id = hold->alloc->tier->id;
+	struct svod_usage *usage;
 
 	lockdep_assert_held(&sf->lock);
-	if (WARN_ON(!usage))
-		return;
-	usage->bytes -= svod_allocation_size(alloc);
+	mutex_lock(&acct->lock);
+	usage = svod_usage_of(acct, id);
 	usage->handles--;
-	svod_usage_trim(sf, alloc->tier, usage);
+	if (hold->imported)
+		usage->imported -= svod_allocation_size(hold->alloc);
+	svod_usage_trim(acct, id, usage);
+	mutex_unlock(&acct->lock);
 }
 
 static void svod_allocation_release(struct kref *ref)
@@ -129,17 +216,23 @@ static void svod_allocation_release(struct kref *ref)
 	struct svod_allocation *alloc =
 		container_of(ref, struct svod_allocation, ref);
 	struct svod_dev_tier *tier = alloc->tier;
+	struct svod_account *acct = alloc->acct;
+	u64 size = svod_allocation_size(alloc);
 
 	down_read(&tier->io_sem);
 	if (!tier->gone)
-		svod_dev_tier_scrub(tier, svod_allocation_start(alloc),
-				    svod_allocation_size(alloc));
+		svod_dev_tier_scrub(tier, svod_allocation_start(alloc), size);
 	mutex_lock(&tier->lock);
 	list_del(&alloc->tier_link);
 	svod_range_remove(&tier->core, &alloc->node);
 	mutex_unlock(&tier->lock);
 	up_read(&tier->io_sem);
 
+	/* Charged until here: a shared range counts against its allocator. */
+	mutex_lock(&acct->lock);
+	svod_usage_uncharge(acct, tier->id, svod_usage_of(acct, tier->id), size);
+	mutex_unlock(&acct->lock);
+	svod_account_put(acct);
 	kfree(alloc);
 	svod_dev_tier_put(tier);
 }
@@ -163,23 +256,100 @@ EXPORT_SYMBOL_IF_KUNIT(svod_allocation_put);
  * svod_allocation_get() - the allocation a handle of a file names
  * @sf: the file
  * @handle: the handle
+ * @access: SVOD_ACCESS_* the caller needs
+ * @key: out, unless NULL: what names the handle for svod_async_cancel()
+ *	(only compared, never followed)
  *
  * Context: process context; takes @sf's lock.
  * Return: the allocation with a reference the caller drops with
- * svod_allocation_put(), or NULL if @handle is not live in @sf.
+ * svod_allocation_put(); ERR_PTR(-ESTALE) if @handle is not live in @sf,
+ * ERR_PTR(-EACCES) if it lacks @access.
  */
-struct svod_allocation *svod_allocation_get(struct svod_file *sf, u64 handle)
+struct svod_allocation *svod_allocation_get(struct svod_file *sf, u64 handle,
+					    u32 access, const void **key)
 {
-	struct svod_allocation *alloc;
+	struct svod_allocation *alloc = ERR_PTR(-ESTALE);
+	struct svod_hold *hold;
 
 	mutex_lock(&sf->lock);
-	alloc = svod_handle_lookup(&sf->handles, handle);
-	if (alloc)
+	hold = svod_handle_lookup(&sf->handles, handle);
+	if (hold && (hold->access & access) != access) {
+		alloc = ERR_PTR(-EACCES);
+	} else if (hold) {
+		alloc = hold->alloc;
 		kref_get(&alloc->ref);
+		if (key)
+			*key = hold;
+	}
 	mutex_unlock(&sf->lock);
 	return alloc;
 }
 EXPORT_SYMBOL_IF_KUNIT(svod_allocation_get);
+
+/*
+ * Gives @hold a handle in @sf and counts it in the file's usage; @sf's lock
+ * held. Return: 0, -EMFILE or -ENOMEM.
+ */
+static int svod_hold_add_locked(struct svod_file *sf, struct svod_hold *hold,
+				u64 *handle)
+{
+	struct svod_account *acct = sf->acct;
+	u32 id = hold->alloc->tier->id;
+	struct svod_usage *usage;
+	int ret;
+
+	lockdep_assert_held(&sf->lock);
+	mutex_lock(&acct->lock);
+	usage = svod_usage_get(acct, id);
+	ret = PTR_ERR_OR_ZERO(usage);
+	if (!ret)
+		ret = svod_handle_alloc(&sf->handles, hold, GFP_KERNEL_ACCOUNT,
+					handle);
+	if (!ret) {
+		usage->handles++;
+		if (hold->imported)
+			usage->imported += svod_allocation_size(hold->alloc);
+	} else if (!IS_ERR(usage)) {
+		svod_usage_trim(acct, id, usage);
+	}
+	mutex_unlock(&acct->lock);
+	return ret;
+}
+
+/**
+ * svod_hold_add() - a new handle of a file for an allocation it imports
+ * @sf: the file
+ * @alloc: the allocation (the caller keeps its own reference)
+ * @access: SVOD_ACCESS_* the handle grants
+ * @handle: out: the handle
+ *
+ * Context: process context; takes @sf's lock and its account's.
+ * Return: 0; -ENODEV if the allocation's device is gone; -EMFILE at the
+ * file's max_handles; -ENOMEM. Nothing changes on failure.
+ */
+int svod_hold_add(struct svod_file *sf, struct svod_allocation *alloc,
+		  u32 access, u64 *handle)
+{
+	struct svod_hold *hold;
+	int ret;
+
+	hold = kzalloc(sizeof(*hold), GFP_KERNEL_ACCOUNT);
+	if (!hold)
+		return -ENOMEM;
+	hold->alloc = alloc;
+	hold->access = access;
+	hold->imported = true;
+	mutex_lock(&sf->lock);
+	ret = READ_ONCE(alloc->tier->gone) ? -ENODEV :
+	      svod_hold_add_locked(sf, hold, handle);
+	if (!ret)
+		kref_get(&alloc->ref);
+	mutex_unlock(&sf->lock);
+	if (ret)
+		kfree(hold);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(svod_hold_add);
 
 /* Takes @size bytes of @tier for @alloc; @tier's lock is taken here. */
 static int svod_allocation_place(struct svod_allocation *alloc,
@@ -214,11 +384,12 @@ static void svod_allocation_unplace(struct svod_allocation *alloc)
 }
 
 /* ALLOC once the tier is found: everything under the file's lock. */
-static int svod_alloc_locked(struct svod_file *sf,
-			     struct svod_allocation *alloc,
+static int svod_alloc_locked(struct svod_file *sf, struct svod_hold *hold,
 			     struct svod_alloc *req, u64 size, u64 align)
 {
+	struct svod_allocation *alloc = hold->alloc;
 	struct svod_dev_tier *tier = alloc->tier;
+	struct svod_account *acct = sf->acct;
 	struct svod_usage *usage;
 	u64 handle;
 	int ret;
@@ -226,19 +397,18 @@ static int svod_alloc_locked(struct svod_file *sf,
 	lockdep_assert_held(&sf->lock);
 	if (READ_ONCE(tier->gone))
 		return -ENODEV;
-	usage = svod_usage_charge(sf, tier, size);
+	mutex_lock(&acct->lock);
+	usage = svod_usage_charge(acct, tier, size);
+	mutex_unlock(&acct->lock);
 	if (IS_ERR(usage))
 		return PTR_ERR(usage);
 	ret = svod_allocation_place(alloc, tier, size, align);
 	if (ret)
-		goto trim_usage;
-	ret = svod_handle_alloc(&sf->handles, alloc, GFP_KERNEL_ACCOUNT,
-				&handle);
+		goto uncharge;
+	ret = svod_hold_add_locked(sf, hold, &handle);
 	if (ret)
 		goto unplace;
 
-	usage->bytes += svod_allocation_size(alloc);
-	usage->handles++;
 	req->handle = handle;
 	req->device_addr = svod_allocation_start(alloc);
 	req->capacity = svod_allocation_size(alloc);
@@ -248,8 +418,10 @@ static int svod_alloc_locked(struct svod_file *sf,
 
 unplace:
 	svod_allocation_unplace(alloc);
-trim_usage:
-	svod_usage_trim(sf, tier, usage);
+uncharge:
+	mutex_lock(&acct->lock);
+	svod_usage_uncharge(acct, tier->id, usage, size);
+	mutex_unlock(&acct->lock);
 	return ret;
 }
 
@@ -286,8 +458,9 @@ static int svod_alloc_mappable(const struct svod_dev_tier *tier,
 int svod_alloc_ioctl(struct svod_file *sf, void *data)
 {
 	struct svod_alloc *req = data;
-	struct svod_allocation *alloc;
+	struct svod_allocation *alloc = NULL;
 	struct svod_dev_tier *tier;
+	struct svod_hold *hold = NULL;
 	u64 size = req->size, align = req->align;
 	u64 t0 = svod_trace_clock(trace_svod_alloc_enabled());
 	int ret;
@@ -301,23 +474,33 @@ int svod_alloc_ioctl(struct svod_file *sf, void *data)
 		return -ENOENT;
 	ret = req->flags & SVOD_ALLOC_MAPPABLE ?
 	      svod_alloc_mappable(tier, &size, &align) : 0;
-	alloc = ret ? NULL : kzalloc(sizeof(*alloc), GFP_KERNEL_ACCOUNT);
-	if (!alloc) {
-		svod_dev_tier_put(tier);
-		return ret ? ret : -ENOMEM;
+	if (!ret) {
+		alloc = kzalloc(sizeof(*alloc), GFP_KERNEL_ACCOUNT);
+		hold = kzalloc(sizeof(*hold), GFP_KERNEL_ACCOUNT);
+		ret = alloc && hold ? 0 : -ENOMEM;
 	}
+	if (ret)
+		goto free;
 	kref_init(&alloc->ref);
 	alloc->tier = tier;
+	alloc->acct = sf->acct;
+	INIT_LIST_HEAD(&alloc->maps);
+	hold->alloc = alloc;
+	hold->access = SVOD_ACCESS_READ | SVOD_ACCESS_WRITE;
 
 	mutex_lock(&sf->lock);
-	ret = svod_alloc_locked(sf, alloc, req, size, align);
+	ret = svod_alloc_locked(sf, hold, req, size, align);
+	if (!ret)
+		kref_get(&sf->acct->ref);
 	mutex_unlock(&sf->lock);
 	trace_svod_alloc(tier, ret ? 0 : req->handle, size, align, ret,
 			 svod_trace_since(t0));
-	if (ret) {
-		kfree(alloc);
-		svod_dev_tier_put(tier);
-	}
+	if (!ret)
+		return 0;
+free:
+	kfree(hold);
+	kfree(alloc);
+	svod_dev_tier_put(tier);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(svod_alloc_ioctl);
@@ -344,10 +527,12 @@ void svod_alloc_ioctl_unwind(struct svod_file *sf, void *data)
  * @sf: the file
  * @data: struct svod_free; in: handle, flags, pad
  *
- * The handle is dead when this returns, and every mapping of the allocation
+ * The handle is dead when this returns, and every mapping made through it
  * revoked (SIGBUS on access); the range is zeroed and back in its tier too,
- * unless a synchronous transfer on it is still running (then it goes back
- * when that transfer ends). Its asynchronous transfers are cancelled:
+ * unless something else still names it: a synchronous transfer still
+ * running, another handle (IMPORT) or a dma-buf (then it goes back, and
+ * stays charged to the file that allocated it, until the last of them
+ * goes). The handle's asynchronous transfers are cancelled:
  * queued ones end with -ECANCELED, a running one stops at its next chunk
  * and FREE waits for that. Works on a gone device's tier (nothing is
  * zeroed).
@@ -363,6 +548,7 @@ int svod_free_ioctl(struct svod_file *sf, void *data)
 	struct svod_allocation *alloc;
 	struct svod_dev_tier *tier;
 	u64 t0 = svod_trace_clock(trace_svod_free_enabled()), size;
+	struct svod_hold *hold;
 	void *obj;
 	int ret;
 
@@ -371,24 +557,26 @@ int svod_free_ioctl(struct svod_file *sf, void *data)
 	mutex_lock(&sf->lock);
 	ret = svod_handle_free(&sf->handles, req->handle, &obj);
 	if (!ret)
-		svod_usage_sub(sf, obj);
+		svod_hold_forget(sf, obj);
 	mutex_unlock(&sf->lock);
 	if (ret)
 		return ret;
-	alloc = obj;
+	hold = obj;
+	alloc = hold->alloc;
 	tier = alloc->tier;
 	size = svod_allocation_size(alloc);
 	/* The tier outlives the allocation's last reference for the event. */
 	kref_get(&tier->ref);
 	/*
-	 * MAP_OFFSET gives an allocation its map only under @sf's lock and
-	 * with its handle live: with the handle gone, a NULL map stays NULL
+	 * MAP_OFFSET gives a handle its map only under @sf's lock and with
+	 * the handle live: with the handle gone, a NULL map stays NULL
 	 * (device removal may only clear it), and there is nothing to revoke.
 	 */
-	if (READ_ONCE(alloc->map))
-		svod_mmap_revoke(alloc);
-	/* Queued transfers end, a running one stops: none outlives the range. */
-	svod_async_cancel(&sf->async, alloc);
+	if (READ_ONCE(hold->map))
+		svod_mmap_revoke(&hold->map);
+	/* Queued transfers end, a running one stops: none outlives the hold. */
+	svod_async_cancel(&sf->async, hold);
+	kfree(hold);
 	svod_allocation_put(alloc);
 	trace_svod_free(tier, req->handle, size, svod_trace_since(t0));
 	svod_dev_tier_put(tier);
@@ -410,12 +598,14 @@ int svod_resolve_ioctl(struct svod_file *sf, void *data)
 {
 	struct svod_resolve *req = data;
 	struct svod_allocation *alloc;
+	struct svod_hold *hold;
 	int ret = 0;
 
 	if (req->flags)
 		return -EINVAL;
 	mutex_lock(&sf->lock);
-	alloc = svod_handle_lookup(&sf->handles, req->handle);
+	hold = svod_handle_lookup(&sf->handles, req->handle);
+	alloc = hold ? hold->alloc : NULL;
 	if (!alloc) {
 		ret = -ESTALE;
 	} else if (READ_ONCE(alloc->tier->gone)) {
@@ -435,31 +625,40 @@ EXPORT_SYMBOL_IF_KUNIT(svod_resolve_ioctl);
  * @sf: the file; no call can reach it any more
  *
  * Each handle goes, its usage is forgotten and its mappings revoked; the
- * range returns to its tier when the last transfer holding it ends.
+ * range returns to its tier when the last transfer, handle or dma-buf
+ * holding it goes.
  *
  * Context: process context; sleeps; takes @sf's lock.
  */
 void svod_file_free_all(struct svod_file *sf)
 {
-	struct svod_allocation *alloc;
+	struct svod_hold *hold;
 	u32 pos = 0;
 	u64 handle;
 
 	mutex_lock(&sf->lock);
-	while ((alloc = svod_handle_next(&sf->handles, &pos, &handle))) {
+	while ((hold = svod_handle_next(&sf->handles, &pos, &handle))) {
 		svod_handle_free(&sf->handles, handle, NULL);
-		svod_usage_sub(sf, alloc);
+		svod_hold_forget(sf, hold);
 		/* @sf's lock keeps MAP_OFFSET out: NULL means never mapped. */
-		if (READ_ONCE(alloc->map))
-			svod_mmap_revoke(alloc);
-		svod_allocation_put(alloc);
+		if (READ_ONCE(hold->map))
+			svod_mmap_revoke(&hold->map);
+		svod_allocation_put(hold->alloc);
+		kfree(hold);
 	}
 	mutex_unlock(&sf->lock);
 }
 
-/* BAR page frame of @alloc's first byte; its tier is not gone. */
-static bool svod_allocation_pfn(const struct svod_allocation *alloc,
-				unsigned long *pfn)
+/**
+ * svod_allocation_pfn() - BAR page frame of an allocation's first byte
+ * @alloc: the allocation; its tier's lock held and the tier not gone
+ * @pfn: out: the page frame
+ *
+ * Context: any context.
+ * Return: true if the allocation starts on a page of its BAR and is whole
+ * pages long (so it can be mapped).
+ */
+bool svod_allocation_pfn(const struct svod_allocation *alloc, unsigned long *pfn)
 {
 	const struct svod_dev_tier *tier = alloc->tier;
 	phys_addr_t phys = tier->sdev->bars[tier->spec.bar].phys +
@@ -488,17 +687,19 @@ int svod_map_offset_ioctl(struct svod_file *sf, void *data)
 	struct svod_map_offset *req = data;
 	struct svod_allocation *alloc;
 	struct svod_dev_tier *tier;
+	struct svod_hold *hold;
 	unsigned long pfn;
 	int ret;
 
 	if (req->flags || req->pad)
 		return -EINVAL;
 	mutex_lock(&sf->lock);
-	alloc = svod_handle_lookup(&sf->handles, req->handle);
-	if (!alloc) {
+	hold = svod_handle_lookup(&sf->handles, req->handle);
+	if (!hold) {
 		ret = -ESTALE;
 		goto unlock_file;
 	}
+	alloc = hold->alloc;
 	/*
 	 * The tier lock keeps the device, and a removal waits until the range
 	 * exists so that it revokes it (svod_dev_unregister()).
@@ -510,7 +711,7 @@ int svod_map_offset_ioctl(struct svod_file *sf, void *data)
 	else if (!svod_allocation_pfn(alloc, &pfn))
 		ret = -EOPNOTSUPP;
 	else
-		ret = svod_mmap_offset(sf, alloc, pfn, &req->offset);
+		ret = svod_mmap_offset(sf, hold, pfn, &req->offset);
 	if (!ret)
 		req->size = svod_allocation_size(alloc);
 	mutex_unlock(&tier->lock);

@@ -138,7 +138,7 @@ static struct workqueue_struct *svod_async_aux_wq;
  * @node: entry in the queue's @queued (the queue's lock)
  * @tier: the tier, with a reference until the job is finished
  * @bar: the tier's BAR (see struct svod_async_req)
- * @key: the allocation (see struct svod_async_req)
+ * @key: the handle's struct svod_hold (see struct svod_async_req)
  * @bar_off: BAR offset of the first byte to move
  * @length: bytes to move
  * @resume: bytes moved before the submission, counted in @done
@@ -826,16 +826,16 @@ static bool svod_async_runs(struct svod_async *q, const void *key)
 }
 
 /**
- * svod_async_cancel() - cancel every transfer of an allocation
+ * svod_async_cancel() - cancel every transfer through a handle
  * @q: the file's queue
- * @key: the allocation, its handle already gone; NULL: every transfer
+ * @key: the struct svod_hold of a handle already gone; NULL: every transfer
  *
  * Queued transfers are flagged: each ends with -ECANCELED in its turn,
  * before it moves a byte (a file's fences signal in timeline order, as
  * the dma_fence rules want of one context). A running one (CPU, or DMA with a
  * descriptor in flight) stops at its next chunk or descriptor (with
  * -ECANCELED) and this waits for that, so when it returns no transfer of
- * @key touches the BAR again and the range may go back to its tier.
+ * @key touches the BAR again and the handle may let go of its allocation.
  *
  * Context: process context; sleeps for at most one chunk or descriptor of
  * a running transfer. No svod lock held.

@@ -7,10 +7,10 @@
  *
  * The layer knows tiers (it enters one around every touch of its BAR) and
  * the staging engine; it knows neither handles nor allocations: a job
- * carries its allocation only as a key FREE cancels it by. The caller
+ * carries its handle only as a key FREE cancels it by. The caller
  * (xfer.c) checks the request against the live grant, and FREE and the
- * file's release cancel the jobs of an allocation before its range can go
- * back to its tier.
+ * file's release cancel the jobs of a handle before it lets go of its
+ * allocation (whose range may then go back to its tier).
  */
 #ifndef SVOD_ASYNC_H
 #define SVOD_ASYNC_H
@@ -63,7 +63,7 @@ struct svod_async {
  * struct svod_async_req - one transfer to queue, checked by the caller
  * @tier: the allocation's tier (the job takes a reference)
  * @bar: the tier's BAR; used only inside svod_dev_tier_async_enter()
- * @key: the allocation, what svod_async_cancel() matches
+ * @key: the handle's struct svod_hold, what svod_async_cancel() matches
  * @bar_off: BAR offset of the transfer's first byte (the request's offset
  *	plus its resume)
  * @length: bytes to move from there

@@ -35,17 +35,19 @@ static void svod_state_show_tier(struct seq_file *m, struct svod_dev_tier *tier)
 
 static void svod_state_show_file(struct seq_file *m, struct svod_file *sf)
 {
-	const struct svod_allocation *alloc;
+	const struct svod_hold *hold;
 	u32 pos = 0;
 	u64 handle;
 
 	mutex_lock(&sf->lock);
 	seq_printf(m, "file %llu pid=%d comm=%s handles=%u\n", sf->client_id,
 		   pid_nr(sf->pid), sf->comm, sf->handles.nr_live);
-	while ((alloc = svod_handle_next(&sf->handles, &pos, &handle)))
-		seq_printf(m, "  alloc 0x%llx tier=%u addr=0x%llx size=0x%llx\n",
-			   handle, alloc->tier->id, svod_allocation_start(alloc),
-			   svod_allocation_size(alloc));
+	while ((hold = svod_handle_next(&sf->handles, &pos, &handle)))
+		seq_printf(m, "  %s 0x%llx tier=%u addr=0x%llx size=0x%llx%s\n",
+			   hold->imported ? "import" : "alloc", handle,
+			   hold->alloc->tier->id, svod_allocation_start(hold->alloc),
+			   svod_allocation_size(hold->alloc),
+			   hold->access & SVOD_ACCESS_WRITE ? "" : " ro");
 	mutex_unlock(&sf->lock);
 }
 

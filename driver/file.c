@@ -95,8 +95,15 @@ int svod_open(struct inode *inode, struct file *filp)
 		kfree(sf);
 		return ret;
 	}
+	sf->acct = svod_account_create();
+	if (!sf->acct) {
+		mutex_lock(&svod_handle_owners_lock);
+		svod_handle_table_fini(&sf->handles, &svod_handle_owners);
+		mutex_unlock(&svod_handle_owners_lock);
+		kfree(sf);
+		return -ENOMEM;
+	}
 	mutex_init(&sf->lock);
-	xa_init(&sf->usage);
 	sf->client_id = atomic64_inc_return(&svod_next_client_id);
 	svod_async_init(&sf->async, sf->client_id);
 	sf->pid = get_pid(task_tgid(current));
@@ -135,8 +142,8 @@ int svod_release(struct inode *inode, struct file *filp)
 	svod_async_fini(&sf->async);
 	svod_file_free_all(sf);
 
-	WARN_ON(!xa_empty(&sf->usage));
-	xa_destroy(&sf->usage);
+	/* What others still share stays charged to the account until it goes. */
+	svod_account_put(sf->acct);
 	mutex_lock(&svod_handle_owners_lock);
 	svod_handle_table_fini(&sf->handles, &svod_handle_owners);
 	mutex_unlock(&svod_handle_owners_lock);
@@ -162,17 +169,20 @@ static void svod_fdinfo_size(struct seq_file *m, const char *key,
 	seq_printf(m, "%s-%s:\t%llu%s\n", key, tier, bytes, units[u]);
 }
 
-/* Bytes of @sf's allocations in tier @id that a vma maps; @sf's lock held. */
+/*
+ * Bytes of the allocations of @sf's handles in tier @id that a vma maps
+ * through the handle; @sf's lock held.
+ */
 static u64 svod_file_mapped_bytes(struct svod_file *sf, unsigned long id)
 {
-	struct svod_allocation *alloc;
+	struct svod_hold *hold;
 	u64 handle, bytes = 0;
 	u32 pos = 0;
 
 	lockdep_assert_held(&sf->lock);
-	while ((alloc = svod_handle_next(&sf->handles, &pos, &handle))) {
-		if (alloc->tier->id == id && svod_mmap_is_mapped(alloc))
-			bytes += svod_allocation_size(alloc);
+	while ((hold = svod_handle_next(&sf->handles, &pos, &handle))) {
+		if (hold->alloc->tier->id == id && svod_mmap_is_mapped(&hold->map))
+			bytes += svod_allocation_size(hold->alloc);
 	}
 	return bytes;
 }
@@ -182,11 +192,13 @@ static u64 svod_file_mapped_bytes(struct svod_file *sf, unsigned long id)
  * @m: the seq_file
  * @filp: the file
  *
- * Context: process context; takes the file's lock and svod_tier_xa's.
+ * Context: process context; takes the file's lock, its account's and
+ * svod_tier_xa's.
  */
 void svod_show_fdinfo(struct seq_file *m, struct file *filp)
 {
 	struct svod_file *sf = filp->private_data;
+	struct svod_account *acct = sf->acct;
 	struct svod_dev_tier *tier;
 	unsigned long id;
 
@@ -195,17 +207,23 @@ void svod_show_fdinfo(struct seq_file *m, struct file *filp)
 	svod_async_show(&sf->async, m);
 
 	mutex_lock(&sf->lock);
+	mutex_lock(&acct->lock);
 	xa_lock(&svod_tier_xa);
 	xa_for_each(&svod_tier_xa, id, tier) {
-		const struct svod_usage *usage = xa_load(&sf->usage, id);
+		const struct svod_usage *usage = xa_load(&acct->usage, id);
+		const char *name = tier->spec.name;
 
-		svod_fdinfo_size(m, "drm-total", tier->spec.name,
-				 usage ? usage->bytes : 0);
-		seq_printf(m, "svod-handles-%s:\t%u\n", tier->spec.name,
+		svod_fdinfo_size(m, "drm-total", name, usage ? usage->bytes : 0);
+		seq_printf(m, "svod-handles-%s:\t%u\n", name,
 			   usage ? usage->handles : 0);
-		svod_fdinfo_size(m, "svod-mapped", tier->spec.name,
+		svod_fdinfo_size(m, "svod-mapped", name,
 				 usage ? svod_file_mapped_bytes(sf, id) : 0);
+		svod_fdinfo_size(m, "svod-exported", name,
+				 usage ? usage->exported : 0);
+		svod_fdinfo_size(m, "svod-imported", name,
+				 usage ? usage->imported : 0);
 	}
 	xa_unlock(&svod_tier_xa);
+	mutex_unlock(&acct->lock);
 	mutex_unlock(&sf->lock);
 }

@@ -11,19 +11,19 @@
 #include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/types.h>
-#include <linux/xarray.h>
 
 #include "async.h"
 #include "core/handle.h"
 
-struct svod_dev_tier;
+struct svod_account;
 struct svod_allocation;
+struct svod_dev_tier;
 
 /**
  * struct svod_file - one open file of /dev/svod
- * @lock: protects @handles and @usage
- * @handles: the file's handle table; objects are struct svod_allocation
- * @usage: tier id -> struct svod_usage, the file's holdings per tier
+ * @lock: protects @handles
+ * @handles: the file's handle table; objects are struct svod_hold
+ * @acct: what the file is charged, per tier (alloc.h)
  * @node: entry in the list of open files (svod_files_lock)
  * @client_id: unique number of this open file
  * @pid: thread group that opened the file
@@ -31,26 +31,15 @@ struct svod_allocation;
  * @async: the file's asynchronous transfers (async.c)
  */
 struct svod_file {
-	/* Protects @handles and @usage. */
+	/* Protects @handles. */
 	struct mutex lock;
 	struct svod_handle_table handles;
-	struct xarray usage;
+	struct svod_account *acct;
 	struct list_head node;
 	u64 client_id;
 	struct pid *pid;
 	char comm[TASK_COMM_LEN];
 	struct svod_async async;
-};
-
-/**
- * struct svod_usage - what one file holds in one tier (present while
- *	@handles > 0)
- * @bytes: bytes of live allocations
- * @handles: live allocations
- */
-struct svod_usage {
-	u64 bytes;
-	u32 handles;
 };
 
 struct file;

@@ -97,6 +97,11 @@ static const struct svod_ioctl_desc svod_ioctls[] = {
 		       svod_map_offset_ioctl, NULL),
 	SVOD_IOCTL_DEF(WAIT, SVOD_WAIT_SIZE_VER0, SVOD_WAIT_SIZE_VER0, 0,
 		       svod_wait_ioctl, NULL),
+	/* The fd is installed by the handler: the reply is probed first. */
+	SVOD_IOCTL_DEF(EXPORT, SVOD_EXPORT_SIZE_VER0, 0, SVOD_IOCTL_PROBE,
+		       svod_export_ioctl, NULL),
+	SVOD_IOCTL_DEF(IMPORT, SVOD_IMPORT_SIZE_VER0, 0, 0,
+		       svod_import_ioctl, svod_import_ioctl_unwind),
 };
 
 /* The desc of @cmd, or NULL if it is not a command of ours. */
@@ -124,8 +129,8 @@ static const struct svod_ioctl_desc *svod_ioctl_find(unsigned int cmd)
  * number with another direction; -EINVAL for a struct shorter than the
  * command's first layout; -E2BIG for a longer struct whose extra bytes are
  * not zero; -EFAULT if the struct cannot be read, or (_IOWR) written back
- * (STAGE and READ: before they run; the others after, undone or without
- * effect); else the handler's.
+ * (STAGE, READ and EXPORT: before they run; the others after, undone or
+ * without effect); else the handler's.
  */
 long svod_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 {

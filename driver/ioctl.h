@@ -24,5 +24,8 @@ int svod_read_ioctl(struct svod_file *sf, void *data);
 int svod_plan_ioctl(struct svod_file *sf, void *data);
 int svod_map_offset_ioctl(struct svod_file *sf, void *data);
 int svod_wait_ioctl(struct svod_file *sf, void *data);
+int svod_export_ioctl(struct svod_file *sf, void *data);
+int svod_import_ioctl(struct svod_file *sf, void *data);
+void svod_import_ioctl_unwind(struct svod_file *sf, void *data);
 
 #endif /* SVOD_IOCTL_H */

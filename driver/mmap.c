@@ -3,11 +3,14 @@
  * svod mappings of allocations, after DRM's fake offsets (drm_vma_manager,
  * drm_gem_mmap()):
  *
- * - SVOD_IOCTL_MAP_OFFSET (alloc.c, then svod_mmap_offset()) gives a live,
- *   page-aligned allocation a range of page offsets, taken from a counter
- *   that never goes back, so an offset never names a second allocation.
- *   mmap() at an offset of the range maps that part of the allocation's BAR
- *   range, write-combined, MAP_SHARED.
+ * - SVOD_IOCTL_MAP_OFFSET (alloc.c, then svod_mmap_offset()) gives a live
+ *   handle of a page-aligned allocation a range of page offsets, taken from
+ *   a counter that never goes back, so an offset never names a second
+ *   range. mmap() at an offset of the range maps that part of the
+ *   allocation's BAR range, write-combined, MAP_SHARED; writable only if
+ *   the handle grants writing.
+ * - A dma-buf of an allocation (dmabuf.c) has a range of its own, in its
+ *   file's address space, from page 0.
  * - Every open file of /dev/svod uses one address space (f_mapping is set to
  *   the mapping of one anonymous inode at open), so every vma of a range,
  *   in any process, any file, after fork(), is found by
@@ -21,16 +24,17 @@
  *   the BAR's memory type. That type is held for the whole BAR by the device's own
  *   write-combined ioremap, which outlives every PTE (removal revokes
  *   first), so a mapping reserves none of its own.
- * - Revocation (FREE, release, device removal) clears the range's
- *   allocation and erases the range under svod_mmap_sem for write, then
- *   zaps every PTE of the range. A fault that came first inserted its pages
+ * - Revocation (FREE of the handle, release, device removal; a dma-buf's
+ *   range at device removal only) clears the range's allocation and
+ *   erases the range under svod_mmap_sem for write, then zaps every PTE of
+ *   the range. A fault that came first inserted its pages
  *   before the write lock was granted and is zapped; one that comes later
  *   finds no allocation and raises SIGBUS. Only then is the allocation's
  *   range scrubbed and returned to its tier (the caller's next step).
  *
  * A vma keeps its struct svod_map (not the allocation) and, as every file
  * mapping does, its open file: closing the fd leaves the mapping working
- * until the allocation is freed.
+ * until the handle is freed (a dma-buf's: until the device goes).
  */
 #include <kunit/visibility.h>
 #include <linux/fs.h>
@@ -40,11 +44,13 @@
 #include <linux/pseudo_fs.h>
 #include <linux/rwsem.h>
 #include <linux/slab.h>
+#include <linux/svod.h>
 
 #include "alloc.h"
 #include "file.h"
 #include "ioctl.h"
 #include "mmap.h"
+#include "tier.h"
 
 #define SVOD_MMAP_MAGIC		0x5e0d3a9bU
 
@@ -200,108 +206,223 @@ static void svod_map_put(struct svod_map *map)
 }
 
 /*
- * Gives @alloc its offset range at BAR page @pfn; @sf's lock, the tier's
- * lock (the tier is not gone) and svod_mmap_sem held.
+ * A new range mapping @alloc from BAR page @pfn, kept at @owner, on
+ * @alloc's list of maps; svod_mmap_sem held for write, and the tier's lock
+ * (the tier not gone: a removal then waits until the range exists, so that
+ * it revokes it).
  */
-static int svod_map_create(struct svod_file *sf, struct svod_allocation *alloc,
-			   unsigned long pfn)
+static struct svod_map *svod_map_create(struct svod_allocation *alloc,
+					unsigned long pfn,
+					struct svod_map **owner)
 {
-	unsigned long npages = svod_allocation_size(alloc) >> PAGE_SHIFT;
 	struct svod_map *map;
-	int ret;
 
-	lockdep_assert_held(&sf->lock);
 	lockdep_assert_held_write(&svod_mmap_sem);
+	lockdep_assert_held(&alloc->tier->lock);
 	map = kzalloc(sizeof(*map), GFP_KERNEL_ACCOUNT);
 	if (!map)
-		return -ENOMEM;
+		return NULL;
 	kref_init(&map->ref);
 	map->alloc = alloc;
-	map->sf = sf;
-	map->npages = npages;
+	map->owner = owner;
+	map->npages = svod_allocation_size(alloc) >> PAGE_SHIFT;
 	map->pfn = pfn;
-	ret = svod_mmap_space_add(&svod_mmap_space, map);
-	if (ret) {
-		kfree(map);
-		return ret;
-	}
-	WRITE_ONCE(alloc->map, map);
-	return 0;
+	return map;
+}
+
+/* Publishes @map; svod_mmap_sem held for write. */
+static void svod_map_publish(struct svod_map *map)
+{
+	list_add_tail(&map->link, &map->alloc->maps);
+	WRITE_ONCE(*map->owner, map);
 }
 
 /**
- * svod_mmap_offset() - the offset at which mmap() maps an allocation
- * @sf: the file holding @alloc, its lock held
- * @alloc: the allocation; its tier's lock held and the tier not gone (a
- *	removal then waits until the range exists, so that it revokes it)
- * @pfn: BAR page frame of @alloc's first byte
+ * svod_mmap_offset() - the offset at which mmap() maps a handle's allocation
+ * @sf: the file holding @hold, its lock held
+ * @hold: what the handle names; its allocation's tier's lock held and the
+ *	tier not gone (a removal then waits until the range exists, so that
+ *	it revokes it)
+ * @pfn: BAR page frame of the allocation's first byte
  * @offset: out: the offset
  *
- * The first call gives @alloc its offset range; later calls find it.
+ * The first call gives @hold its offset range; later calls find it. Its
+ * vmas may be writable if the handle grants SVOD_ACCESS_WRITE.
  *
  * Context: process context; takes svod_mmap_sem.
  * Return: 0; -ENOSPC once the offset space is used up; -ENOMEM.
  */
-int svod_mmap_offset(struct svod_file *sf, struct svod_allocation *alloc,
+int svod_mmap_offset(struct svod_file *sf, struct svod_hold *hold,
 		     unsigned long pfn, u64 *offset)
 {
+	struct svod_map *map;
 	int ret = 0;
 
+	lockdep_assert_held(&sf->lock);
 	down_write(&svod_mmap_sem);
-	if (!alloc->map)
-		ret = svod_map_create(sf, alloc, pfn);
+	map = hold->map;
+	if (!map) {
+		map = svod_map_create(hold->alloc, pfn, &hold->map);
+		ret = map ? 0 : -ENOMEM;
+		if (!ret) {
+			map->sf = sf;
+			map->mapping = svod_mmap_inode->i_mapping;
+			map->writable = hold->access & SVOD_ACCESS_WRITE;
+			ret = svod_mmap_space_add(&svod_mmap_space, map);
+		}
+		if (!ret)
+			svod_map_publish(map);
+		else
+			kfree(map);
+	}
 	if (!ret)
-		*offset = (u64)alloc->map->pgoff << PAGE_SHIFT;
+		*offset = (u64)map->pgoff << PAGE_SHIFT;
 	up_write(&svod_mmap_sem);
 	return ret;
 }
 
 /**
- * svod_mmap_revoke() - revoke every mapping of an allocation
- * @alloc: an allocation whose handle is gone (or whose tier is being
- *	retired), before its range is scrubbed
+ * svod_mmap_dmabuf_init() - the range a dma-buf's mmap() maps
+ * @alloc: the dma-buf's allocation; its tier's lock held and the tier not
+ *	gone
+ * @pfn: BAR page frame of @alloc's first byte
+ * @mapping: the address space of the dma-buf's file
+ * @writable: the dma-buf is read-write
+ * @owner: where the dma-buf keeps the range
  *
- * When this returns no PTE maps the allocation's range and none can be
- * inserted again: any access through an old mapping raises SIGBUS.
+ * Page offsets count from the dma-buf's first byte.
  *
- * Context: process context; may sleep; takes svod_mmap_sem and the shared
- * address space's i_mmap_rwsem.
+ * Context: process context; takes svod_mmap_sem.
+ * Return: 0 or -ENOMEM.
  */
-void svod_mmap_revoke(struct svod_allocation *alloc)
+int svod_mmap_dmabuf_init(struct svod_allocation *alloc, unsigned long pfn,
+			  struct address_space *mapping, bool writable,
+			  struct svod_map **owner)
 {
 	struct svod_map *map;
 
 	down_write(&svod_mmap_sem);
-	map = alloc->map;
-	WRITE_ONCE(alloc->map, NULL);
+	map = svod_map_create(alloc, pfn, owner);
 	if (map) {
-		map->alloc = NULL;
-		svod_mmap_space_remove(&svod_mmap_space, map);
+		map->mapping = mapping;
+		map->writable = writable;
+		svod_map_publish(map);
 	}
 	up_write(&svod_mmap_sem);
-	if (!map)
-		return;
-	unmap_mapping_range(svod_mmap_inode->i_mapping,
-			    (loff_t)map->pgoff << PAGE_SHIFT,
+	return map ? 0 : -ENOMEM;
+}
+
+/*
+ * Takes @map off its allocation so that no fault inserts a page any more;
+ * svod_mmap_sem held for write. Return: false if it was revoked already.
+ */
+static bool svod_map_unlink(struct svod_map *map)
+{
+	lockdep_assert_held_write(&svod_mmap_sem);
+	if (!map->alloc)
+		return false;
+	list_del(&map->link);
+	map->alloc = NULL;
+	WRITE_ONCE(*map->owner, NULL);
+	if (map->sf)
+		svod_mmap_space_remove(&svod_mmap_space, map);
+	return true;
+}
+
+/* Zaps the PTEs of an unlinked @map and drops its owner's reference. */
+static void svod_map_zap(struct svod_map *map)
+{
+	unmap_mapping_range(map->mapping, (loff_t)map->pgoff << PAGE_SHIFT,
 			    (loff_t)map->npages << PAGE_SHIFT, 1);
 	svod_map_put(map);
 }
 
 /**
- * svod_mmap_is_mapped() - is an allocation mapped by at least one vma?
- * @alloc: a live allocation; its file's lock held (device removal may
- *	revoke it meanwhile: the range is read under RCU)
+ * svod_mmap_revoke() - revoke every mapping of one range
+ * @owner: where the range's owner keeps it (a handle being freed, a
+ *	dma-buf whose allocation's tier is being retired); NULL there means
+ *	nothing to do
+ *
+ * When this returns no PTE maps the range and none can be inserted again:
+ * any access through an old mapping raises SIGBUS. *@owner is NULL.
+ *
+ * Context: process context; may sleep; takes svod_mmap_sem and the
+ * mapping's i_mmap_rwsem.
+ */
+void svod_mmap_revoke(struct svod_map **owner)
+{
+	struct svod_map *map;
+	bool unlinked;
+
+	down_write(&svod_mmap_sem);
+	map = *owner;
+	unlinked = map && svod_map_unlink(map);
+	up_write(&svod_mmap_sem);
+	if (unlinked)
+		svod_map_zap(map);
+}
+
+/**
+ * svod_mmap_dmabuf_fini() - forget a dma-buf's range as the dma-buf goes
+ * @owner: where the dma-buf keeps it
+ *
+ * No vma maps it (each holds the dma-buf's file), and the file's address
+ * space is gone: nothing to zap.
+ *
+ * Context: process context; takes svod_mmap_sem.
+ */
+void svod_mmap_dmabuf_fini(struct svod_map **owner)
+{
+	struct svod_map *map;
+	bool unlinked;
+
+	down_write(&svod_mmap_sem);
+	map = *owner;
+	unlinked = map && svod_map_unlink(map);
+	up_write(&svod_mmap_sem);
+	if (unlinked)
+		svod_map_put(map);
+}
+
+/**
+ * svod_mmap_revoke_all() - revoke every mapping of an allocation
+ * @alloc: an allocation whose tier is being retired, before its range is
+ *	scrubbed
+ *
+ * Every handle's and every dma-buf's range of it, as svod_mmap_revoke().
+ *
+ * Context: process context; may sleep; takes svod_mmap_sem.
+ */
+void svod_mmap_revoke_all(struct svod_allocation *alloc)
+{
+	struct svod_map *map, *next;
+	LIST_HEAD(gone);
+
+	down_write(&svod_mmap_sem);
+	list_for_each_entry_safe(map, next, &alloc->maps, link) {
+		svod_map_unlink(map);
+		list_add_tail(&map->link, &gone);
+	}
+	up_write(&svod_mmap_sem);
+	list_for_each_entry_safe(map, next, &gone, link)
+		svod_map_zap(map);
+}
+
+/**
+ * svod_mmap_is_mapped() - is a range mapped by at least one vma?
+ * @owner: where its owner keeps it (a live handle's; its file's lock held;
+ *	device removal may revoke it meanwhile: the range is read under RCU)
  *
  * Context: any context.
  * Return: true if a vma maps (part of) it.
  */
-bool svod_mmap_is_mapped(const struct svod_allocation *alloc)
+bool svod_mmap_is_mapped(struct svod_map *const *owner)
 {
 	const struct svod_map *map;
 	bool mapped;
 
 	rcu_read_lock();
-	map = READ_ONCE(alloc->map);
+	map = READ_ONCE(*owner);
 	mapped = map && atomic_read(&map->vmas) > 0;
 	rcu_read_unlock();
 	return mapped;
@@ -453,6 +574,40 @@ static struct svod_map *svod_mmap_find(struct file *filp,
 	return map;
 }
 
+/*
+ * Checks @vma's flags against @map and makes it a mapping of @map, which
+ * holds a reference for it. Return: 0 or -EACCES for a writable mapping of
+ * a read-only range.
+ */
+static int svod_mmap_setup(struct svod_map *map, struct vm_area_struct *vma)
+{
+	if (!map->writable && (vma->vm_flags & VM_WRITE)) {
+		svod_map_put(map);
+		return -EACCES;
+	}
+	atomic_inc(&map->vmas);
+	/* No exec later either: mprotect(PROT_EXEC) fails with -EACCES. */
+	vma->vm_flags |= VM_IO | VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP;
+	vma->vm_flags &= ~VM_MAYEXEC;
+	if (!map->writable)
+		vma->vm_flags &= ~VM_MAYWRITE;
+	vma->vm_page_prot = pgprot_writecombine(vm_get_page_prot(vma->vm_flags));
+	vma->vm_private_data = map;
+	vma->vm_ops = &svod_vm_ops;
+	return 0;
+}
+
+/* What every svod mapping needs, before its range is looked up. */
+static int svod_mmap_check(const struct vm_area_struct *vma)
+{
+	/* VM_MAYSHARE: a read-only MAP_SHARED of an O_RDONLY fd lacks VM_SHARED. */
+	if (!(vma->vm_flags & VM_MAYSHARE))
+		return -EINVAL;
+	if (vma->vm_flags & VM_EXEC)
+		return -EPERM;
+	return 0;
+}
+
 /**
  * svod_mmap() - the .mmap of /dev/svod
  * @filp: the open file
@@ -461,26 +616,50 @@ static struct svod_map *svod_mmap_find(struct file *filp,
  * Context: process context; mmap_lock held for write.
  * Return: 0; -EINVAL without MAP_SHARED, or for an offset that names no
  * live allocation; -EPERM with PROT_EXEC; -EACCES for an offset of another
- * file's allocation; -ENXIO if the mapping reaches past the allocation.
+ * file's allocation, or PROT_WRITE through a read-only handle; -ENXIO if
+ * the mapping reaches past the allocation.
  */
 int svod_mmap(struct file *filp, struct vm_area_struct *vma)
 {
 	struct svod_map *map;
+	int ret;
 
-	/* VM_MAYSHARE: a read-only MAP_SHARED of an O_RDONLY fd lacks VM_SHARED. */
-	if (!(vma->vm_flags & VM_MAYSHARE))
-		return -EINVAL;
-	if (vma->vm_flags & VM_EXEC)
-		return -EPERM;
+	ret = svod_mmap_check(vma);
+	if (ret)
+		return ret;
 	map = svod_mmap_find(filp, vma);
 	if (IS_ERR(map))
 		return PTR_ERR(map);
-	atomic_inc(&map->vmas);
-	/* No exec later either: mprotect(PROT_EXEC) fails with -EACCES. */
-	vma->vm_flags |= VM_IO | VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP;
-	vma->vm_flags &= ~VM_MAYEXEC;
-	vma->vm_page_prot = pgprot_writecombine(vm_get_page_prot(vma->vm_flags));
-	vma->vm_private_data = map;
-	vma->vm_ops = &svod_vm_ops;
-	return 0;
+	return svod_mmap_setup(map, vma);
+}
+
+/**
+ * svod_mmap_dmabuf() - the mmap() of a dma-buf of svod
+ * @owner: where the dma-buf keeps its range
+ * @vma: the new mapping; the dma-buf core checked that it lies inside the
+ *	dma-buf, and the VFS that a writable one is of a read-write dma-buf
+ *
+ * The same mapping as /dev/svod's, revoked when the allocation's tier is
+ * retired (device removal): the dma-buf's own range, not a handle's.
+ *
+ * Context: process context; mmap_lock held for write.
+ * Return: 0; -EINVAL without MAP_SHARED; -EPERM with PROT_EXEC; -ENODEV
+ * once the device is gone.
+ */
+int svod_mmap_dmabuf(struct svod_map **owner, struct vm_area_struct *vma)
+{
+	struct svod_map *map;
+	int ret;
+
+	ret = svod_mmap_check(vma);
+	if (ret)
+		return ret;
+	down_read(&svod_mmap_sem);
+	map = *owner;
+	if (map)
+		kref_get(&map->ref);
+	up_read(&svod_mmap_sem);
+	if (!map)
+		return -ENODEV;
+	return svod_mmap_setup(map, vma);
 }

@@ -18,28 +18,41 @@ struct address_space;
 struct file;
 struct svod_allocation;
 struct svod_file;
+struct svod_hold;
 struct vm_area_struct;
 
 /**
- * struct svod_map - the mmap offset range of one allocation
- * @ref: one reference for the allocation (dropped at revocation), one per
- *	vma mapping it
+ * struct svod_map - a range of page offsets that maps one allocation: a
+ *	handle's (SVOD_IOCTL_MAP_OFFSET) or a dma-buf's
+ * @ref: one reference for its owner (dropped at revocation), one per vma
+ *	mapping it
  * @alloc: the allocation, NULL once revoked (svod_mmap_sem)
- * @sf: the file the allocation belongs to (only compared, never followed)
- * @pgoff: first page of the range in the shared address space
+ * @owner: where its owner keeps it (struct svod_hold.map, a dma-buf's);
+ *	set to NULL at revocation (svod_mmap_sem)
+ * @link: entry in @alloc's maps (svod_mmap_sem)
+ * @sf: the file of the handle (only compared, never followed); NULL for a
+ *	dma-buf's range
+ * @mapping: the address space its vmas are in: the one /dev/svod's files
+ *	share, or the dma-buf's file's
+ * @pgoff: first page of the range in @mapping
  * @npages: pages in the range (the allocation's size)
  * @pfn: page frame of the allocation's first byte in its BAR
+ * @writable: its vmas may be writable
  * @vmas: vmas mapping the range (what fdinfo counts as mapped)
- * @rcu: freed after a grace period: fdinfo reads an allocation's @map
- *	under RCU, without svod_mmap_sem
+ * @rcu: freed after a grace period: fdinfo reads a handle's @map under
+ *	RCU, without svod_mmap_sem
  */
 struct svod_map {
 	struct kref ref;
 	struct svod_allocation *alloc;
+	struct svod_map **owner;
+	struct list_head link;
 	const struct svod_file *sf;
+	struct address_space *mapping;
 	unsigned long pgoff;
 	unsigned long npages;
 	unsigned long pfn;
+	bool writable;
 	atomic_t vmas;
 	struct rcu_head rcu;
 };
@@ -73,9 +86,15 @@ int svod_mmap_init(void);
 void svod_mmap_exit(void);
 void svod_mmap_file_init(struct file *filp);
 int svod_mmap(struct file *filp, struct vm_area_struct *vma);
-int svod_mmap_offset(struct svod_file *sf, struct svod_allocation *alloc,
+int svod_mmap_offset(struct svod_file *sf, struct svod_hold *hold,
 		     unsigned long pfn, u64 *offset);
-void svod_mmap_revoke(struct svod_allocation *alloc);
-bool svod_mmap_is_mapped(const struct svod_allocation *alloc);
+int svod_mmap_dmabuf_init(struct svod_allocation *alloc, unsigned long pfn,
+			  struct address_space *mapping, bool writable,
+			  struct svod_map **owner);
+int svod_mmap_dmabuf(struct svod_map **owner, struct vm_area_struct *vma);
+void svod_mmap_revoke(struct svod_map **owner);
+void svod_mmap_dmabuf_fini(struct svod_map **owner);
+void svod_mmap_revoke_all(struct svod_allocation *alloc);
+bool svod_mmap_is_mapped(struct svod_map *const *owner);
 
 #endif /* SVOD_MMAP_H */

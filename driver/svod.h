@@ -3,7 +3,7 @@
  * svod driver internals: the lock order, and the entry points main.c calls
  * in pci.c and debugfs.c. Bound devices are dev.h's, tier objects tier.h's,
  * the declaration tree configfs.h's, open files file.h's, allocations
- * alloc.h's; each file includes the headers of what it uses
+ * alloc.h's, dma-bufs dmabuf.c's; each file includes the headers of what it uses
  * (Documentation/svod.rst, "Layout").
  *
  * Lock order (outermost first); lockdep checks it:
@@ -12,7 +12,9 @@
  *   svod_cfs_dev.lock         one device's staged tiers in configfs
  *   svod_decl_lock            device list and every device's tier set
  *   svod_files_lock           list of open files (debugfs walks it)
- *   svod_file.lock            one open file's handles and usage
+ *   svod_file.lock            one open file's handles
+ *   svod_account.lock         one file's charges per tier (alloc.h); no
+ *                             tier lock is taken inside it
  *   svod_dev_tier.io_sem      BAR access to one tier (read) vs. removal (write)
  *   svod_dev_tier.lock        one tier's allocator state and live list
  *   svod_mmap_sem             mmap offsets and their allocations (mmap.c);

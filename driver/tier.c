@@ -381,7 +381,7 @@ void svod_dev_tier_retire_unbound(struct svod_dev_tier *tier)
 	mutex_unlock(&tier->lock);
 
 	list_for_each_entry(alloc, &tier->live, tier_link) {
-		svod_mmap_revoke(alloc);
+		svod_mmap_revoke_all(alloc);
 		svod_dev_tier_scrub(tier, svod_allocation_start(alloc),
 				    svod_allocation_size(alloc));
 	}

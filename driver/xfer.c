@@ -26,13 +26,14 @@
  */
 static struct svod_async_job *svod_xfer_prepare(struct svod_file *sf,
 						struct svod_allocation *alloc,
+						const void *key,
 						const struct svod_bar *bar,
 						const struct svod_xfer_req *xfer)
 {
 	struct svod_async_req areq = {
 		.tier = alloc->tier,
 		.bar = bar,
-		.key = alloc,
+		.key = key,
 		.bar_off = xfer->grant_off + xfer->offset + xfer->resume,
 		.length = xfer->length - xfer->resume,
 		.resume = xfer->resume,
@@ -54,15 +55,16 @@ static struct svod_async_job *svod_xfer_prepare(struct svod_file *sf,
 /*
  * Step two, without io_sem (the file's lock is taken outside it): queue the
  * job unless a FREE has removed the handle since the lookup (that FREE
- * cancelled what it found queued, which is not this job).
+ * cancelled what it found queued, which is not this job). @key is what
+ * the handle named then.
  */
-static int svod_xfer_queue(struct svod_file *sf, struct svod_allocation *alloc,
+static int svod_xfer_queue(struct svod_file *sf, const void *key,
 			   struct svod_async_job *job, struct svod_xfer *req)
 {
 	int ret;
 
 	mutex_lock(&sf->lock);
-	if (svod_handle_lookup(&sf->handles, req->handle) != alloc)
+	if (svod_handle_lookup(&sf->handles, req->handle) != key)
 		ret = -ESTALE;
 	else
 		ret = svod_async_submit(&sf->async, job,
@@ -100,6 +102,7 @@ static int svod_xfer(struct svod_file *sf, struct svod_xfer *req,
 	struct svod_async_job *job;
 	struct svod_dev_tier *tier;
 	const struct svod_bar *bar;
+	const void *key;
 	u64 t0 = svod_trace_clock(to_device ? trace_svod_stage_enabled() :
 					     trace_svod_read_enabled());
 	int ret;
@@ -113,9 +116,10 @@ static int svod_xfer(struct svod_file *sf, struct svod_xfer *req,
 	    ((req->flags & SVOD_XFER_FENCE_FD) && !(req->flags & SVOD_XFER_ASYNC)) ||
 	    req->resume > req->length)
 		return -EINVAL;
-	alloc = svod_allocation_get(sf, req->handle);
-	if (!alloc)
-		return -ESTALE;
+	alloc = svod_allocation_get(sf, req->handle, to_device ?
+				    SVOD_ACCESS_WRITE : SVOD_ACCESS_READ, &key);
+	if (IS_ERR(alloc))
+		return PTR_ERR(alloc);
 	tier = alloc->tier;
 
 	ret = down_read_killable(&tier->io_sem);
@@ -130,9 +134,9 @@ static int svod_xfer(struct svod_file *sf, struct svod_xfer *req,
 	xfer.grant_len = svod_allocation_size(alloc);
 	bar = &tier->sdev->bars[tier->spec.bar];
 	if (req->flags & SVOD_XFER_ASYNC) {
-		job = svod_xfer_prepare(sf, alloc, bar, &xfer);
+		job = svod_xfer_prepare(sf, alloc, key, bar, &xfer);
 		up_read(&tier->io_sem);
-		ret = IS_ERR(job) ? PTR_ERR(job) : svod_xfer_queue(sf, alloc, job, req);
+		ret = IS_ERR(job) ? PTR_ERR(job) : svod_xfer_queue(sf, key, job, req);
 		goto put_alloc;
 	}
 	ret = svod_stage_xfer(bar, &xfer, &tier->stats, &req->done);
@@ -165,7 +169,8 @@ put_alloc:
  *
  * Return: 0; -EINVAL for unknown flags, both engine bits, FENCE_FD without
  * ASYNC, a nonzero pad or pad2 or a resume beyond the length; -ESTALE if
- * the handle is not live in @sf; -ENODEV if the device is gone;
+ * the handle is not live in @sf; -EACCES (STAGE) through a read-only
+ * handle (SVOD_IOCTL_IMPORT); -ENODEV if the device is gone;
  * -ERESTARTSYS on a signal between two chunks; -EINTR on a fatal signal
  * (see svod_stage_xfer()), also while waiting for a device removal in
  * progress; else an errno of svod_stage_xfer(). With ASYNC, after the

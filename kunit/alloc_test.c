@@ -8,10 +8,12 @@
  */
 #include <kunit/test.h>
 #include <linux/sizes.h>
+#include <linux/string.h>
 #include <linux/xarray.h>
 
 #include <linux/svod.h>
 
+#include "alloc.h"
 #include "fake_dev.h"
 #include "file.h"
 #include "ioctl.h"
@@ -82,15 +84,67 @@ static void usage_follows_allocations_to_nothing(struct kunit *test)
 
 	h1 = fake_alloc(test, sf, tier->id, SZ_4K, 0, NULL);
 	h2 = fake_alloc(test, sf, tier->id, 100, 0, NULL);
-	usage = xa_load(&sf->usage, tier->id);
+	usage = xa_load(&sf->acct->usage, tier->id);
 	KUNIT_ASSERT_NOT_NULL(test, usage);
 	KUNIT_EXPECT_EQ(test, 2U, usage->handles);
 	KUNIT_EXPECT_EQ(test, tier->core.live_bytes, usage->bytes);
 	KUNIT_EXPECT_EQ(test, 0, free_handle(sf, h1));
 	KUNIT_EXPECT_EQ(test, 1U, usage->handles);
 	KUNIT_EXPECT_EQ(test, 0, free_handle(sf, h2));
-	KUNIT_EXPECT_TRUE(test, xa_empty(&sf->usage));
+	KUNIT_EXPECT_TRUE(test, xa_empty(&sf->acct->usage));
 	KUNIT_EXPECT_EQ(test, 0ULL, tier->core.live_bytes);
+	svod_dev_tier_put(tier);
+}
+
+/*
+ * A second handle (IMPORT's) keeps the range and its charge: FREE of the
+ * first leaves the bytes charged to the allocating file and in place; the
+ * last handle's FREE scrubs the range, returns it and clears both usages.
+ */
+static void shared_range_stays_charged_until_last_handle(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test, BAR_LEN);
+	struct svod_dev_tier *tier = fake_dev_tier(test, fd, 0);
+	struct file *f1, *f2;
+	struct svod_file *sf1 = fake_file_open(test, &f1);
+	struct svod_file *sf2 = fake_file_open(test, &f2);
+	const struct svod_usage *u1, *u2;
+	struct svod_allocation *alloc;
+	struct svod_xfer x = {};
+	struct svod_resolve r;
+	u64 h1, h2, addr, off;
+
+	h1 = fake_alloc(test, sf1, tier->id, SZ_16K, 0, &addr);
+	off = tier->spec.offset + (addr - tier->spec.base);
+	memset(fd->mem + off, 0x5a, SZ_16K);		/* what a STAGE left */
+	alloc = svod_allocation_get(sf1, h1, SVOD_ACCESS_READ, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(alloc));
+	KUNIT_ASSERT_EQ(test, 0, svod_hold_add(sf2, alloc, SVOD_ACCESS_READ, &h2));
+	svod_allocation_put(alloc);
+
+	KUNIT_EXPECT_EQ(test, 0, free_handle(sf1, h1));
+	u1 = xa_load(&sf1->acct->usage, tier->id);
+	u2 = xa_load(&sf2->acct->usage, tier->id);
+	KUNIT_ASSERT_NOT_NULL(test, u1);
+	KUNIT_ASSERT_NOT_NULL(test, u2);
+	KUNIT_EXPECT_EQ(test, (u64)SZ_16K, u1->bytes);
+	KUNIT_EXPECT_EQ(test, 0U, u1->handles);
+	KUNIT_EXPECT_EQ(test, 0ULL, u2->bytes);
+	KUNIT_EXPECT_EQ(test, 1U, u2->handles);
+	KUNIT_EXPECT_EQ(test, (u64)SZ_16K, u2->imported);
+	KUNIT_EXPECT_EQ(test, (u64)SZ_16K, tier->core.live_bytes);
+	KUNIT_EXPECT_TRUE(test, fake_dev_holds(fd, off, SZ_16K, 0x5a));
+	KUNIT_EXPECT_EQ(test, 0, fake_resolve(sf2, h2, &r));
+	KUNIT_EXPECT_EQ(test, addr, r.device_addr);
+	x.handle = h2;
+	KUNIT_EXPECT_EQ(test, -EACCES, svod_stage_ioctl(sf2, &x));
+	KUNIT_EXPECT_EQ(test, -ESTALE, fake_resolve(sf1, h2, &r));
+
+	KUNIT_EXPECT_EQ(test, 0, free_handle(sf2, h2));
+	KUNIT_EXPECT_TRUE(test, xa_empty(&sf1->acct->usage));
+	KUNIT_EXPECT_TRUE(test, xa_empty(&sf2->acct->usage));
+	KUNIT_EXPECT_EQ(test, 0ULL, tier->core.live_bytes);
+	KUNIT_EXPECT_TRUE(test, fake_dev_holds(fd, off, SZ_16K, 0));
 	svod_dev_tier_put(tier);
 }
 
@@ -109,7 +163,7 @@ static void failed_alloc_changes_nothing(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, -EINVAL, svod_alloc_ioctl(sf, &bad));
 	KUNIT_EXPECT_EQ(test, -ENOENT, svod_alloc_ioctl(sf, &none));
 	KUNIT_EXPECT_EQ(test, free_bytes, tier->core.free_bytes);
-	KUNIT_EXPECT_TRUE(test, xa_empty(&sf->usage));
+	KUNIT_EXPECT_TRUE(test, xa_empty(&sf->acct->usage));
 	KUNIT_EXPECT_TRUE(test, fake_dev_holds(fd, 0, BAR_LEN, FAKE_DEV_GUARD));
 	svod_dev_tier_put(tier);
 }
@@ -144,6 +198,7 @@ static struct kunit_case svod_alloc_cases[] = {
 	KUNIT_CASE(freed_handle_stale_never_reused),
 	KUNIT_CASE(free_zeroes_exactly_the_range),
 	KUNIT_CASE(usage_follows_allocations_to_nothing),
+	KUNIT_CASE(shared_range_stays_charged_until_last_handle),
 	KUNIT_CASE(failed_alloc_changes_nothing),
 	KUNIT_CASE(map_offset_whole_pages_only),
 	{}

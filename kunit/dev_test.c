@@ -15,6 +15,7 @@
 
 #include "alloc.h"
 #include "fake_dev.h"
+#include "file.h"
 #include "ioctl.h"
 #include "svod_test.h"
 #include "tier.h"
@@ -117,27 +118,26 @@ static void removal_revokes_zeroes_enodev(struct kunit *test)
 	struct svod_map_offset m = {};
 	struct svod_alloc a = { .size = SZ_4K };
 	struct svod_xfer x = {};
-	struct svod_allocation *alloc;
+	struct svod_hold *hold;
 	u64 addr, off;
 
 	m.handle = fake_alloc(test, sf, tier->id, SZ_8K, SVOD_ALLOC_MAPPABLE, &addr);
 	KUNIT_ASSERT_EQ(test, 0, svod_map_offset_ioctl(sf, &m));
-	alloc = svod_allocation_get(sf, m.handle);
-	KUNIT_ASSERT_NOT_NULL(test, alloc);
-	KUNIT_EXPECT_NOT_NULL(test, READ_ONCE(alloc->map));
+	hold = svod_handle_lookup(&sf->handles, m.handle);
+	KUNIT_ASSERT_NOT_NULL(test, hold);
+	KUNIT_EXPECT_NOT_NULL(test, READ_ONCE(hold->map));
 	off = tier->spec.offset + (addr - tier->spec.base);
 	memset(fd->mem + off, 0x5a, SZ_8K);		/* what a STAGE left */
 
 	fake_dev_remove(fd);
 	KUNIT_EXPECT_TRUE(test, tier->gone);
-	KUNIT_EXPECT_NULL(test, READ_ONCE(alloc->map));
+	KUNIT_EXPECT_NULL(test, READ_ONCE(hold->map));
 	KUNIT_EXPECT_TRUE(test, fake_dev_holds(fd, off, SZ_8K, 0));
 	a.tier = tier->id;
 	KUNIT_EXPECT_EQ(test, -ENODEV, svod_alloc_ioctl(sf, &a));
 	KUNIT_EXPECT_EQ(test, -ENODEV, svod_map_offset_ioctl(sf, &m));
 	x.handle = m.handle;
 	KUNIT_EXPECT_EQ(test, -ENODEV, svod_stage_ioctl(sf, &x));
-	svod_allocation_put(alloc);
 	svod_dev_tier_put(tier);
 }
 

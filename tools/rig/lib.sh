@@ -39,8 +39,12 @@ build_modules() {
 	# Debian builds configfs (svod's tier declarations) as a module.
 	if [ "$kind" = stock ]; then
 		cp "/lib/modules/$(stock_release)/kernel/fs/configfs/configfs.ko" "$b/modules/"
-		# drm_mm for tools/testing/mm_bench (drm.ko needs no other module).
-		cp "/lib/modules/$(stock_release)/kernel/drivers/gpu/drm/drm.ko" "$b/modules/"
+		# drm_mm for tools/testing/mm_bench (drm.ko needs no other module);
+		# vgem, a dma-buf importer for t_importers, needs drm_shmem_helper.
+		cp "/lib/modules/$(stock_release)/kernel/drivers/gpu/drm/drm.ko" \
+			"/lib/modules/$(stock_release)/kernel/drivers/gpu/drm/drm_shmem_helper.ko" \
+			"/lib/modules/$(stock_release)/kernel/drivers/gpu/drm/vgem/vgem.ko" \
+			"$b/modules/"
 	fi
 	local t
 	for t in "$top"/tools/testing/*/Kbuild; do

@@ -44,12 +44,16 @@ static void read_comm(const char *pid, char *comm, size_t len)
  * @bytes: the drm-total-<tier> value in bytes ("4160 KiB" is 4259840)
  * @handles: the svod-handles-<tier> value
  * @mapped: the svod-mapped-<tier> value in bytes (0 if absent)
+ * @exported: the svod-exported-<tier> value in bytes (0 if absent)
+ * @imported: the svod-imported-<tier> value in bytes (0 if absent)
  */
 struct top_tier {
 	char name[SVOD_NAME_LEN];
 	uint64_t bytes;
 	unsigned long handles;
 	uint64_t mapped;
+	uint64_t exported;
+	uint64_t imported;
 };
 
 static struct top_tier *top_find(struct top_tier *t, unsigned int *nr, const char *name,
@@ -78,6 +82,8 @@ static const struct svodctl_col top_cols[] = {
 	{ "BYTES", "bytes", SVODCTL_XSIZE, SVODCTL_COL_DEFAULT },
 	{ "MAPPED", "mapped", SVODCTL_XSIZE, SVODCTL_COL_DEFAULT },
 	{ "HANDLES", "handles", SVODCTL_U64, SVODCTL_COL_DEFAULT },
+	{ "EXPORTED", "exported", SVODCTL_XSIZE, SVODCTL_COL_DEFAULT },
+	{ "IMPORTED", "imported", SVODCTL_XSIZE, SVODCTL_COL_DEFAULT },
 };
 
 /* A drm-total value: "<n>", "<n> KiB" or "<n> MiB" (DRM's fdinfo units). */
@@ -100,6 +106,7 @@ static void top_row(struct svodctl_table *tbl, const char *pid, const char *comm
 		    const char *fd, const char *client, const struct top_tier *t)
 {
 	struct svodctl_cell *c = svodctl_table_row(tbl);
+	unsigned int i;
 
 	if (!c)
 		return;
@@ -113,10 +120,11 @@ static void top_row(struct svodctl_table *tbl, const char *pid, const char *comm
 		svodctl_cell_u64(&c[5], t->bytes);
 		svodctl_cell_u64(&c[6], t->mapped);
 		svodctl_cell_u64(&c[7], t->handles);
+		svodctl_cell_u64(&c[8], t->exported);
+		svodctl_cell_u64(&c[9], t->imported);
 	} else {
-		svodctl_cell_u64(&c[5], 0);
-		svodctl_cell_u64(&c[6], 0);
-		svodctl_cell_u64(&c[7], 0);
+		for (i = 5; i <= 9; i++)
+			svodctl_cell_u64(&c[i], 0);
 	}
 }
 
@@ -149,6 +157,14 @@ static int show_fd(struct svodctl_table *tbl, const char *pid, const char *fd,
 			t = top_find(tiers, &nr, line + 12, (size_t)(colon - line - 12));
 			if (t)
 				t->mapped = fdinfo_bytes(val);
+		} else if (!strncmp(line, "svod-exported-", 14)) {
+			t = top_find(tiers, &nr, line + 14, (size_t)(colon - line - 14));
+			if (t)
+				t->exported = fdinfo_bytes(val);
+		} else if (!strncmp(line, "svod-imported-", 14)) {
+			t = top_find(tiers, &nr, line + 14, (size_t)(colon - line - 14));
+			if (t)
+				t->imported = fdinfo_bytes(val);
 		} else if (!strncmp(line, "svod-handles-", 13)) {
 			t = top_find(tiers, &nr, line + 13, (size_t)(colon - line - 13));
 			if (t)
@@ -157,7 +173,7 @@ static int show_fd(struct svodctl_table *tbl, const char *pid, const char *fd,
 	}
 	fclose(f);
 	for (i = 0; i < nr; i++) {
-		if (!tiers[i].handles)
+		if (!tiers[i].handles && !tiers[i].bytes)
 			continue;
 		top_row(tbl, pid, comm, fd, client, &tiers[i]);
 		shown++;

@@ -13,6 +13,7 @@ from .errors import (DeviceGoneError, QuotaError, StaleHandleError,
                      StorageExhaustedError, TransferInterrupted)
 from .planner import (PlanError, PlanExhaustedError, PlanResult, TLSFAllocator,
                       plan)
+from .sharing import DmaBuf
 from .sizes import SizeError, parse_size
 from .transfer import Transfer
 
@@ -23,5 +24,5 @@ __all__ = [
     "StorageExhaustedError", "QuotaError", "DeviceGoneError",
     "TransferInterrupted", "Tier", "tiers", "plan", "PlanResult",
     "PlanError", "PlanExhaustedError", "TLSFAllocator", "DEFAULT_PATH", "Transfer",
-    "parse_size", "SizeError",
+    "parse_size", "SizeError", "DmaBuf",
 ]

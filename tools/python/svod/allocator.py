@@ -10,6 +10,7 @@ import ctypes
 import errno
 import mmap
 import os
+import weakref
 from dataclasses import dataclass
 from itertools import count
 
@@ -17,12 +18,16 @@ from . import _abi
 from .device import DEFAULT_PATH, open_device, query_tiers
 from .errors import (DeviceGoneError, StaleHandleError, StorageExhaustedError,
                      TransferInterrupted, from_oserror)
+from .sharing import DmaBuf
 from .transfer import Transfer
 
 # One token per allocator for the life of the process, as in the reference:
 # the id() of a discarded object can be reused and would let a stale handle
 # match.
 _ALLOCATOR_TOKENS = count(1)
+
+# token -> the allocator still alive with it (StorageHandle.export()).
+_ALLOCATORS = weakref.WeakValueDictionary()
 
 _ENGINES = {None: 0, "auto": 0, "cpu": _abi.XFER_CPU, "dma": _abi.XFER_DMA}
 
@@ -47,6 +52,15 @@ class StorageHandle:
     capacity: int
     tier: str
     allocator: int
+
+    def export(self, *, writable=True):
+        """A :class:`svod.DmaBuf` of this handle's allocation: see
+        :meth:`StorageAllocator.export`."""
+        allocator = _ALLOCATORS.get(self.allocator)
+        if allocator is None:
+            raise StaleHandleError(f"handle {self.id} generation {self.generation}: "
+                                   f"its allocator is gone")
+        return allocator.export(self, writable=writable)
 
 
 def _fmt_regions(regions):
@@ -120,6 +134,7 @@ class StorageAllocator:
         self.reserved = regions
         self._token = next(_ALLOCATOR_TOKENS)
         self._handles = {}      # (id, generation) -> the driver's handle
+        _ALLOCATORS[self._token] = self
         self._fd = open_device(path)
         try:
             self._tier_id = self._bind(tier, (capacity_bytes, base, regions, align))
@@ -282,6 +297,47 @@ class StorageAllocator:
         mapping = mmap.mmap(self._fileno(), req.size, flags=mmap.MAP_SHARED,
                             prot=mmap.PROT_READ | mmap.PROT_WRITE, offset=req.offset)
         return memoryview(mapping)
+
+    def export(self, handle, *, writable=True):
+        """A dma-buf of the handle's whole allocation, as a
+        :class:`svod.DmaBuf` (``SVOD_IOCTL_EXPORT``): read-write, or
+        read-only with ``writable=False``. Whoever holds the fd may import
+        it (:meth:`import_fd`) or map it; the memory stays until the fd and
+        every handle are gone, charged to this allocator's file. The
+        allocation must be ``mappable`` (else :class:`OSError`
+        ``EOPNOTSUPP``); a read-write export of a read-only import raises
+        :class:`PermissionError`."""
+        kernel_handle = self._resolve(handle)[0]
+        req = _abi.Export(handle=kernel_handle, flags=_abi.EXPORT_WRITE if writable else 0)
+        try:
+            _abi.ioctl(self._fileno(), _abi.IOCTL_EXPORT, req)
+        except OSError as err:
+            raise from_oserror(err, "export") from None
+        return DmaBuf(req.fd, req.size, writable)
+
+    def import_fd(self, fd):
+        """A new handle of this allocator for the allocation of an svod
+        dma-buf (``fd``: an int or an object with ``fileno()``, such as a
+        :class:`svod.DmaBuf` or an fd received with ``socket.recv_fds``),
+        ``SVOD_IOCTL_IMPORT``. The handle behaves as one from
+        :meth:`allocate`: :meth:`free` makes it stale (the memory stays
+        while others hold it), and it must be freed on its own. Through a
+        read-only dma-buf, :meth:`stage` raises :class:`PermissionError`.
+        Raises :class:`ValueError` for a dma-buf of another tier than this
+        allocator's (or not a dma-buf), :class:`OSError` ``EXDEV`` for a
+        dma-buf of another driver, ``EBADF`` for a closed fd."""
+        fileno = fd.fileno() if hasattr(fd, "fileno") else int(fd)
+        req = _abi.Import(fd=fileno)
+        try:
+            _abi.ioctl(self._fileno(), _abi.IOCTL_IMPORT, req)
+        except OSError as err:
+            raise from_oserror(err, "import") from None
+        if req.tier != self._tier_id:
+            _abi.ioctl(self._fileno(), _abi.IOCTL_FREE, _abi.Free(handle=req.handle))
+            raise ValueError(f"the dma-buf is of another tier than {self.tier!r}")
+        self._handles[req.id, req.generation] = req.handle
+        return StorageHandle(id=req.id, generation=req.generation, base=req.device_addr,
+                             capacity=req.capacity, tier=self.tier, allocator=self._token)
 
     def tiers(self):
         """Every declared tier (all devices), as :class:`svod.Tier`."""

@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * svod dma-bufs: sharing an allocation on purpose (Documentation/uapi.rst,
+ * "Sharing"), after drm_prime.c.
+ *
+ * - SVOD_IOCTL_EXPORT makes a new dma-buf of a handle's whole allocation,
+ *   read-only or read-write (the fd's mode). The dma-buf holds a reference
+ *   on the allocation: the range stays out of its tier, charged to the file
+ *   that allocated it, until the dma-buf and every handle are gone.
+ * - SVOD_IOCTL_IMPORT gives the caller a new handle of its own for the
+ *   allocation of a dma-buf of svod, with the access the dma-buf grants.
+ *   A handle still names nothing in another file: the fd is the capability.
+ * - mmap() of the dma-buf maps the allocation as /dev/svod does (mmap.c),
+ *   revoked when the device goes.
+ * - Importers in the kernel: an attachment is accepted only from an
+ *   importer that takes peer-to-peer memory and reaches the BAR
+ *   (pci_p2pdma_distance()); its table holds the BAR's bus addresses from
+ *   dma_map_resource(). Nothing else is offered: no vmap, no struct pages.
+ *
+ * Lock order: the file's lock, then the tier's lock, then svod_mmap_sem
+ * (as MAP_OFFSET); the dma-buf core's locks are taken outside all of them.
+ */
+#include <kunit/visibility.h>
+#include <linux/dma-buf.h>
+#include <linux/dma-mapping.h>
+#include <linux/fcntl.h>
+#include <linux/fs.h>
+#include <linux/module.h>
+#include <linux/pci-p2pdma.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/svod.h>
+
+#include "alloc.h"
+#include "dev.h"
+#include "file.h"
+#include "ioctl.h"
+#include "mmap.h"
+#include "tier.h"
+
+/**
+ * struct svod_dmabuf - the exporter's side of one dma-buf
+ * @alloc: the allocation (holds a reference)
+ * @map: the range its mmap() maps, NULL once revoked (svod_mmap_sem)
+ * @counted: counted in the allocation's exports (svod_account_export())
+ */
+struct svod_dmabuf {
+	struct svod_allocation *alloc;
+	struct svod_map *map;
+	bool counted;
+};
+
+/* BAR bus address of @alloc's first byte; its tier's lock held, not gone. */
+static phys_addr_t svod_dmabuf_phys(const struct svod_allocation *alloc)
+{
+	const struct svod_dev_tier *tier = alloc->tier;
+
+	return tier->sdev->bars[tier->spec.bar].phys + tier->spec.offset +
+	       (svod_allocation_start(alloc) - tier->spec.base);
+}
+
+/*
+ * Only a peer-to-peer importer that reaches the BAR: any other would get a
+ * table of addresses it cannot use, or ask for struct pages BAR memory
+ * does not have.
+ */
+static int svod_dmabuf_attach(struct dma_buf *dmabuf,
+			      struct dma_buf_attachment *attach)
+{
+	struct svod_dmabuf *priv = dmabuf->priv;
+	struct svod_dev_tier *tier = priv->alloc->tier;
+	int ret = 0;
+
+	if (!attach->peer2peer)
+		return -EOPNOTSUPP;
+	mutex_lock(&tier->lock);
+	if (tier->gone)
+		ret = -ENODEV;
+	else if (pci_p2pdma_distance(tier->sdev->pdev, attach->dev, false) < 0)
+		ret = -EOPNOTSUPP;
+	mutex_unlock(&tier->lock);
+	return ret;
+}
+
+/* Longest scatterlist entry: its length is an unsigned int. */
+#define SVOD_DMABUF_SEG		SZ_2G
+
+/*
+ * The allocation's BAR range as the importer's device reaches it, in
+ * entries of at most SVOD_DMABUF_SEG bytes; device-to-memory only if the
+ * dma-buf is read-write.
+ */
+static struct sg_table *svod_dmabuf_map(struct dma_buf_attachment *attach,
+					enum dma_data_direction dir)
+{
+	struct svod_dmabuf *priv = attach->dmabuf->priv;
+	struct svod_allocation *alloc = priv->alloc;
+	struct svod_dev_tier *tier = alloc->tier;
+	u64 size = svod_allocation_size(alloc), off = 0;
+	struct scatterlist *sg;
+	struct sg_table *sgt;
+	dma_addr_t addr;
+	unsigned int i;
+	int ret;
+
+	if (!(attach->dmabuf->file->f_mode & FMODE_WRITE) && dir != DMA_TO_DEVICE)
+		return ERR_PTR(-EACCES);
+	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
+	if (!sgt)
+		return ERR_PTR(-ENOMEM);
+	ret = sg_alloc_table(sgt, DIV_ROUND_UP_ULL(size, SVOD_DMABUF_SEG),
+			     GFP_KERNEL);
+	if (ret)
+		goto free_sgt;
+	mutex_lock(&tier->lock);
+	if (tier->gone) {
+		ret = -ENODEV;
+	} else {
+		addr = dma_map_resource(attach->dev, svod_dmabuf_phys(alloc), size,
+					dir, DMA_ATTR_SKIP_CPU_SYNC);
+		ret = dma_mapping_error(attach->dev, addr);
+	}
+	mutex_unlock(&tier->lock);
+	if (ret)
+		goto free_table;
+	for_each_sgtable_dma_sg(sgt, sg, i) {
+		u32 len = min_t(u64, size - off, SVOD_DMABUF_SEG);
+
+		sg_set_page(sg, NULL, len, 0);
+		sg_dma_address(sg) = addr + off;
+		sg_dma_len(sg) = len;
+		off += len;
+	}
+	return sgt;
+
+free_table:
+	sg_free_table(sgt);
+free_sgt:
+	kfree(sgt);
+	return ERR_PTR(ret);
+}
+
+static void svod_dmabuf_unmap(struct dma_buf_attachment *attach,
+			      struct sg_table *sgt, enum dma_data_direction dir)
+{
+	struct svod_dmabuf *priv = attach->dmabuf->priv;
+
+	dma_unmap_resource(attach->dev, sg_dma_address(sgt->sgl),
+			   svod_allocation_size(priv->alloc), dir,
+			   DMA_ATTR_SKIP_CPU_SYNC);
+	sg_free_table(sgt);
+	kfree(sgt);
+}
+
+static int svod_dmabuf_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vma)
+{
+	struct svod_dmabuf *priv = dmabuf->priv;
+
+	return svod_mmap_dmabuf(&priv->map, vma);
+}
+
+static void svod_dmabuf_release(struct dma_buf *dmabuf)
+{
+	struct svod_dmabuf *priv = dmabuf->priv;
+
+	svod_mmap_dmabuf_fini(&priv->map);
+	if (priv->counted)
+		svod_account_export(priv->alloc, false);
+	svod_allocation_put(priv->alloc);
+	kfree(priv);
+}
+
+static const struct dma_buf_ops svod_dmabuf_ops = {
+	.attach = svod_dmabuf_attach,
+	.map_dma_buf = svod_dmabuf_map,
+	.unmap_dma_buf = svod_dmabuf_unmap,
+	.mmap = svod_dmabuf_mmap,
+	.release = svod_dmabuf_release,
+};
+
+/*
+ * Gives @dmabuf its mmap range, unless the device is gone or the
+ * allocation cannot be mapped (its dma-buf could not be mmap()ed).
+ */
+static int svod_dmabuf_init(struct dma_buf *dmabuf, bool writable)
+{
+	struct svod_dmabuf *priv = dmabuf->priv;
+	struct svod_dev_tier *tier = priv->alloc->tier;
+	unsigned long pfn;
+	int ret;
+
+	mutex_lock(&tier->lock);
+	if (tier->gone)
+		ret = -ENODEV;
+	else if (!svod_allocation_pfn(priv->alloc, &pfn))
+		ret = -EOPNOTSUPP;
+	else
+		ret = svod_mmap_dmabuf_init(priv->alloc, pfn, dmabuf->file->f_mapping,
+					    writable, &priv->map);
+	mutex_unlock(&tier->lock);
+	return ret;
+}
+
+/**
+ * svod_export_ioctl() - SVOD_IOCTL_EXPORT
+ * @sf: the file
+ * @data: struct svod_export; in: handle, flags; out: fd, size
+ *
+ * Context: process context; takes @sf's lock, the tier's, svod_mmap_sem
+ * and the account's.
+ * Return: 0; -EINVAL for unknown flags; -ESTALE if the handle is not live
+ * in @sf; -EACCES for SVOD_EXPORT_WRITE through a read-only handle;
+ * -ENODEV if its device is gone; -EOPNOTSUPP if the allocation's start (in
+ * its BAR) or size is not a multiple of the page size; -EMFILE without a
+ * free fd; -ENOMEM. Nothing is left behind on failure.
+ */
+int svod_export_ioctl(struct svod_file *sf, void *data)
+{
+	struct svod_export *req = data;
+	bool writable = req->flags & SVOD_EXPORT_WRITE;
+	DEFINE_DMA_BUF_EXPORT_INFO(info);
+	struct svod_allocation *alloc;
+	struct svod_dmabuf *priv;
+	struct dma_buf *dmabuf;
+	int ret;
+
+	if (req->flags & ~SVOD_EXPORT_FLAGS)
+		return -EINVAL;
+	alloc = svod_allocation_get(sf, req->handle, writable ?
+				    SVOD_ACCESS_WRITE : SVOD_ACCESS_READ, NULL);
+	if (IS_ERR(alloc))
+		return PTR_ERR(alloc);
+	priv = kzalloc(sizeof(*priv), GFP_KERNEL_ACCOUNT);
+	if (!priv) {
+		svod_allocation_put(alloc);
+		return -ENOMEM;
+	}
+	priv->alloc = alloc;
+	info.ops = &svod_dmabuf_ops;
+	info.size = svod_allocation_size(alloc);
+	info.flags = writable ? O_RDWR : O_RDONLY;
+	info.priv = priv;
+	dmabuf = dma_buf_export(&info);
+	if (IS_ERR(dmabuf)) {
+		kfree(priv);
+		svod_allocation_put(alloc);
+		return PTR_ERR(dmabuf);
+	}
+	/* From here on svod_dmabuf_release() undoes what is done. */
+	ret = svod_dmabuf_init(dmabuf, writable);
+	if (ret)
+		goto put;
+	svod_account_export(alloc, true);
+	priv->counted = true;
+	ret = dma_buf_fd(dmabuf, O_CLOEXEC);
+	if (ret < 0)
+		goto put;
+	req->fd = ret;
+	req->size = info.size;
+	return 0;
+
+put:
+	dma_buf_put(dmabuf);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(svod_export_ioctl);
+
+/**
+ * svod_import_ioctl() - SVOD_IOCTL_IMPORT
+ * @sf: the file
+ * @data: struct svod_import; in: fd, flags; out: handle, device_addr,
+ *	capacity, tier, access, id, generation
+ *
+ * Each call gives a new handle, also for a dma-buf the file exported
+ * itself; it counts against the file's max_handles, not its max_bytes.
+ *
+ * Context: process context; takes @sf's lock and its account's.
+ * Return: 0; -EINVAL for nonzero flags or an fd that is not a dma-buf;
+ * -EBADF for an fd that is not open; -EXDEV for a dma-buf that svod did not
+ * export; -ENODEV if its device is gone; -EMFILE at the file's max_handles;
+ * -ENOMEM. Nothing changes on failure.
+ */
+int svod_import_ioctl(struct svod_file *sf, void *data)
+{
+	struct svod_import *req = data;
+	struct svod_allocation *alloc;
+	struct svod_dmabuf *priv;
+	struct dma_buf *dmabuf;
+	u32 access;
+	int ret;
+
+	if (req->flags)
+		return -EINVAL;
+	dmabuf = dma_buf_get(req->fd);
+	if (IS_ERR(dmabuf))
+		return PTR_ERR(dmabuf);
+	if (dmabuf->ops != &svod_dmabuf_ops) {
+		ret = -EXDEV;
+		goto put;
+	}
+	priv = dmabuf->priv;
+	alloc = priv->alloc;
+	access = SVOD_ACCESS_READ;
+	if (dmabuf->file->f_mode & FMODE_WRITE)
+		access |= SVOD_ACCESS_WRITE;
+	ret = svod_hold_add(sf, alloc, access, &req->handle);
+	if (ret)
+		goto put;
+	req->device_addr = svod_allocation_start(alloc);
+	req->capacity = svod_allocation_size(alloc);
+	req->tier = alloc->tier->id;
+	req->access = access;
+	req->id = svod_handle_slot(req->handle);
+	req->generation = svod_handle_gen(req->handle);
+put:
+	dma_buf_put(dmabuf);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(svod_import_ioctl);
+
+/**
+ * svod_import_ioctl_unwind() - take back an IMPORT whose reply was lost
+ * @sf: the file
+ * @data: the struct svod_import svod_import_ioctl() filled
+ *
+ * Context: process context; may sleep.
+ */
+void svod_import_ioctl_unwind(struct svod_file *sf, void *data)
+{
+	const struct svod_import *req = data;
+	struct svod_free f = { .handle = req->handle };
+
+	svod_free_ioctl(sf, &f);
+}
+
+MODULE_IMPORT_NS(DMA_BUF);
