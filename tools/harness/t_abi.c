@@ -26,7 +26,7 @@
 #include "common.h"
 #include "tap.h"
 
-#define NR_CMDS		9
+#define NR_CMDS		11
 #define NR_CASES	(NR_CMDS * 6 + (NR_CMDS - 1) + 3 + 8 + 6 + 2 + 1 + 4 + 6)
 
 /* Bytes a "newer binary" appends to each struct. */
@@ -56,6 +56,9 @@ static uint8_t xbuf[64];
 static struct svod_plan_event plan_ev = { .op = SVOD_PLAN_ALLOC, .id = 1, .size = 256 };
 static uint64_t plan_off;
 static uint32_t live_before;
+static int share_fd = -1;	/* a read-write dma-buf of mappable */
+static int fd_before;		/* the lowest free descriptor before EXPORT */
+static int64_t handles_before;	/* svod-handles-<tier> before IMPORT */
 
 static uint32_t tier_live(void)
 {
@@ -216,6 +219,78 @@ static int map_worked(const void *buf)
 	return m->offset && !(m->offset & 4095) && m->size == 4096;
 }
 
+/* The lowest free descriptor: an EXPORT that failed must not move it. */
+static int lowest_fd(void)
+{
+	int n = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+
+	if (n >= 0)
+		close(n);
+	return n;
+}
+
+static void fill_export(void *buf)
+{
+	fd_before = lowest_fd();
+	*(struct svod_export *)buf = (struct svod_export){
+		.handle = mappable, .flags = SVOD_EXPORT_WRITE, .fd = -1,
+	};
+}
+
+static int export_worked(const void *buf)
+{
+	const struct svod_export *e = buf;
+	int fl = e->fd >= 0 ? fcntl(e->fd, F_GETFL) : -1;
+
+	if (e->fd >= 0)
+		close(e->fd);
+	return e->size == 4096 && fl >= 0 && (fl & O_ACCMODE) == O_RDWR;
+}
+
+static int no_new_fd(void)
+{
+	return lowest_fd() == fd_before;
+}
+
+/* This file's svod-handles-<tier> (fdinfo), -ENOENT without the key. */
+static int64_t tier_handles(void)
+{
+	char path[64], key[80], line[256];
+	int64_t n = -ENOENT;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	snprintf(key, sizeof(key), "svod-handles-%s:", tier.name);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, strlen(key)))
+			n = strtoll(line + strlen(key), NULL, 10);
+	fclose(f);
+	return n;
+}
+
+static void fill_import(void *buf)
+{
+	handles_before = tier_handles();
+	*(struct svod_import *)buf = (struct svod_import){ .fd = share_fd };
+}
+
+static int import_worked(const void *buf)
+{
+	const struct svod_import *i = buf;
+	int ok = i->handle && i->handle != mappable && i->capacity == 4096 &&
+		 i->tier == tier.id && i->access == (SVOD_ACCESS_READ | SVOD_ACCESS_WRITE);
+
+	return svod_free(fd, i->handle) == 0 && ok;
+}
+
+static int no_new_handle(void)
+{
+	return tier_handles() == handles_before;
+}
+
 #define RW	(_IOC_READ | _IOC_WRITE)
 
 static const struct cmd cmds[NR_CMDS] = {
@@ -237,6 +312,10 @@ static const struct cmd cmds[NR_CMDS] = {
 	  SVOD_MAP_OFFSET_SIZE_VER0, fill_map, map_worked, nothing_changed },
 	{ "wait", 0x08, RW, sizeof(struct svod_wait), SVOD_WAIT_SIZE_VER0,
 	  fill_wait, wait_worked, nothing_changed },
+	{ "export", 0x09, RW, sizeof(struct svod_export), SVOD_EXPORT_SIZE_VER0,
+	  fill_export, export_worked, no_new_fd },
+	{ "import", 0x0a, RW, sizeof(struct svod_import), SVOD_IMPORT_SIZE_VER0,
+	  fill_import, import_worked, no_new_handle },
 };
 
 static int call(const struct cmd *c, size_t size, void *buf)
@@ -721,6 +800,9 @@ int main(void)
 		return tap_done();
 	}
 	live_handle = a.handle;
+	ret = svod_export(fd, mappable, SVOD_EXPORT_WRITE, &share_fd, NULL);
+	if (ret)
+		tap_diag("no dma-buf to import: EXPORT %s", ht_err(ret));
 
 	for (i = 0; i < NR_CMDS; i++)
 		test_sizes(&cmds[i], page + ps);
@@ -736,6 +818,8 @@ int main(void)
 
 	svod_free(fd, live_handle);
 	svod_free(fd, mappable);
+	if (share_fd >= 0)
+		close(share_fd);
 	if (victim)
 		svod_free(fd, victim);
 	ht_unguard_page(page, ps);

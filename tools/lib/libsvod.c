@@ -485,6 +485,67 @@ int svod_resolve(int fd, uint64_t handle, struct svod_resolve *out)
 	return ret;
 }
 
+/**
+ * svod_export() - a dma-buf fd for an allocation (SVOD_IOCTL_EXPORT)
+ * @fd: descriptor of /dev/svod
+ * @handle: a live handle of this open file (an imported one too)
+ * @flags: 0 for a read-only dma-buf, SVOD_EXPORT_WRITE for a read-write one
+ * @dmabuf_fd: out: the new dma-buf fd (O_CLOEXEC); the caller closes it
+ * @size: out (may be NULL): bytes in the dma-buf (the allocation's capacity)
+ *
+ * Each call makes a new dma-buf. While any dma-buf, importer's handle or
+ * mapping of the allocation remains, its range stays out of the tier and
+ * charged to this file, even after svod_free() of @handle
+ * (Documentation/uapi.rst, "Sharing").
+ *
+ * Context: any thread.
+ * Return: 0, or -errno: -EINVAL (unknown @flags), -ESTALE (@handle not
+ * live in this file), -ENODEV (device gone), -EOPNOTSUPP (not whole,
+ * page-aligned pages: allocate with SVOD_ALLOC_MAPPABLE), -EACCES
+ * (SVOD_EXPORT_WRITE of a read-only imported handle), -EMFILE.
+ */
+int svod_export(int fd, uint64_t handle, uint32_t flags, int *dmabuf_fd, uint64_t *size)
+{
+	struct svod_export e = { .handle = handle, .flags = flags, .fd = -1 };
+	int ret;
+
+	ret = svod_ioctl(fd, SVOD_IOCTL_EXPORT, &e);
+	if (ret)
+		return ret;
+	*dmabuf_fd = e.fd;
+	if (size)
+		*size = e.size;
+	return 0;
+}
+
+/**
+ * svod_import() - a handle of this file for a dma-buf svod exported
+ * @fd: descriptor of /dev/svod
+ * @dmabuf_fd: the dma-buf fd (received through SCM_RIGHTS, say); it may be
+ *	closed afterwards, the handle keeps the allocation
+ * @out: out: the whole reply (handle, device address, capacity, tier,
+ *	access: SVOD_ACCESS_READ, with SVOD_ACCESS_WRITE for a read-write
+ *	dma-buf; id, generation)
+ *
+ * Each call gives a new handle, also in the exporter's own file. svod_free()
+ * drops it.
+ *
+ * Context: any thread.
+ * Return: 0, or -errno: -EBADF (@dmabuf_fd not open), -EINVAL (not a
+ * dma-buf), -EXDEV (a dma-buf of another exporter), -ENODEV (its device
+ * is gone), -EMFILE (the file holds max_handles handles).
+ */
+int svod_import(int fd, int dmabuf_fd, struct svod_import *out)
+{
+	struct svod_import i = { .fd = dmabuf_fd };
+	int ret;
+
+	ret = svod_ioctl(fd, SVOD_IOCTL_IMPORT, &i);
+	if (!ret)
+		*out = i;
+	return ret;
+}
+
 /*
  * One STAGE or READ. When a signal stops it between two chunks (EINTR: the
  * handler had no SA_RESTART, else the kernel restarts the call itself) the

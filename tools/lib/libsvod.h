@@ -72,6 +72,16 @@ int svod_alloc_flags(int fd, uint32_t tier, uint64_t size, uint64_t align,
 		     uint32_t flags, struct svod_alloc *out);
 int svod_free(int fd, uint64_t handle);
 int svod_resolve(int fd, uint64_t handle, struct svod_resolve *out);
+
+/*
+ * Sharing (Documentation/uapi.rst, "Sharing"): svod_export() makes a
+ * dma-buf fd of a mappable allocation, to pass to another process (fork,
+ * SCM_RIGHTS); svod_import() there gives a handle of that process's own
+ * open file for the same bytes, read-only unless the dma-buf was exported
+ * with SVOD_EXPORT_WRITE. The dma-buf fd can also be mmap()ed itself.
+ */
+int svod_export(int fd, uint64_t handle, uint32_t flags, int *dmabuf_fd, uint64_t *size);
+int svod_import(int fd, int dmabuf_fd, struct svod_import *out);
 int svod_stage(int fd, uint64_t handle, uint64_t offset, const void *buf,
 	       uint64_t length, uint32_t flags, uint64_t *done);
 int svod_read(int fd, uint64_t handle, uint64_t offset, void *buf,

@@ -167,12 +167,13 @@ static void test_errno_names(void)
 static void test_syscall_errors(void)
 {
 	struct svod_tier_info *tiers = NULL;
+	struct svod_import im;
 	struct svod_alloc a;
 	char buf[16];
 	uint32_t nr = 7;
 	uint64_t len = 7;
 	void *addr = NULL;
-	int fd;
+	int fd, dfd;
 
 	check(svod_open_path("/nonexistent/svod") == -ENOENT, "open_missing_enoent");
 	fd = open("/dev/null", O_RDWR);
@@ -184,6 +185,14 @@ static void test_syscall_errors(void)
 	check(svod_unmap(NULL, 4096) == 0 && svod_unmap((void *)1, 4096) == -EINVAL,
 	      "unmap_unaligned_einval");
 	check(svod_free(-1, 1) == -EBADF, "free_bad_fd_ebadf");
+	dfd = 7;
+	len = 7;
+	check(svod_export(fd, 1, SVOD_EXPORT_WRITE, &dfd, &len) == -ENOTTY && dfd == 7 &&
+	      len == 7, "export_on_non_svod_enotty_leaves_outputs");
+	memset(&im, 0x5a, sizeof(im));
+	check(svod_import(fd, fd, &im) == -ENOTTY && im.handle == 0x5a5a5a5a5a5a5a5aULL,
+	      "import_on_non_svod_enotty_leaves_outputs");
+	check(svod_import(-1, 0, &im) == -EBADF, "import_bad_fd_ebadf");
 	check(svod_close(fd) == 0 && svod_close(fd) == -EBADF, "close_twice_ebadf");
 	check(svod_tiers_read("9999:99:99.9", buf, sizeof(buf)) == -ENOENT,
 	      "tiers_read_missing_device_enoent");
