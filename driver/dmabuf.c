@@ -15,7 +15,10 @@
  * - Importers in the kernel: an attachment is accepted only from an
  *   importer that takes peer-to-peer memory and reaches the BAR
  *   (pci_p2pdma_distance()); its table holds the BAR's bus addresses from
- *   dma_map_resource(). Nothing else is offered: no vmap, no struct pages.
+ *   dma_map_resource(). Nothing else is offered: no struct pages, and no
+ *   vmap, as 6.1's vb2-vmalloc crashes on the I/O-memory map one would give
+ *   (it unmaps a system-memory map: BUG_ON in dma_buf_vunmap()) and
+ *   dma_buf_vmap() WARNs when an exporter's vmap fails.
  *
  * Lock order: the file's lock, then the tier's lock, then svod_mmap_sem
  * (as MAP_OFFSET); the dma-buf core's locks are taken outside all of them.

@@ -45,6 +45,16 @@ build_modules() {
 			"/lib/modules/$(stock_release)/kernel/drivers/gpu/drm/drm_shmem_helper.ko" \
 			"/lib/modules/$(stock_release)/kernel/drivers/gpu/drm/vgem/vgem.ko" \
 			"$b/modules/"
+		# vivid, a V4L2 importer (vb2-vmalloc vmaps a dma-buf), and what
+		# it needs, in load order (tools/rig/init).
+		local m
+		for m in rc/rc-core cec/core/cec mc/mc v4l2-core/videodev \
+			common/videobuf2/videobuf2-common common/videobuf2/videobuf2-v4l2 \
+			common/videobuf2/videobuf2-memops common/videobuf2/videobuf2-vmalloc \
+			common/videobuf2/videobuf2-dma-contig v4l2-core/v4l2-dv-timings \
+			common/v4l2-tpg/v4l2-tpg test-drivers/vivid/vivid; do
+			cp "/lib/modules/$(stock_release)/kernel/drivers/media/$m.ko" "$b/modules/"
+		done
 	fi
 	local t
 	for t in "$top"/tools/testing/*/Kbuild; do
