@@ -22,6 +22,10 @@
  * commit, the device unbound after a failed bind); the judge checks
  * kmemleak and the console afterwards.
  *
+ * EXPORT sweeps the dma-buf's making (its file, its mmap range, the fd; a
+ * failure leaves no fd open and the handle as it was), IMPORT the new
+ * handle (a failure leaves no handle).
+ *
  * An asynchronous STAGE with a fence fd sweeps the submission (the pinned
  * buffer, the job, the timeline's history, the sync_file and its fd); the
  * transfer's completion runs in the driver's worker and allocates nothing.
@@ -47,7 +51,7 @@
 #include "common.h"
 #include "tap.h"
 
-#define NR_CASES	14
+#define NR_CASES	16
 
 #define DBG		"/sys/kernel/debug"
 #define MAX_STEPS	4000
@@ -202,6 +206,10 @@ struct ictx {
 	void *buf;
 	size_t len;
 	uint64_t done;		/* STAGE/READ: the struct's done after the call */
+	int dmabuf;		/* EXPORT's fd, -1 without one */
+	int next_fd;		/* the lowest free fd number before the call */
+	long handles;		/* the file's live handles before the call */
+	uint64_t imported;	/* IMPORT's handle, 0 without one */
 };
 
 /* done before a call: still there afterwards if the struct was not written. */
@@ -350,6 +358,93 @@ static int call_stage_async(struct ictx *c)
 	if (x.fence_fd >= 0)
 		close(x.fence_fd);
 	return ret ? ret : w.status;
+}
+
+/* The lowest free fd number: a failed call that left an fd open moves it. */
+static int lowest_free_fd(void)
+{
+	int f = dup(0);
+
+	if (f >= 0)
+		close(f);
+	return f;
+}
+
+/* The file's live handles in t0 (fdinfo's svod-handles-<tier>), or -1. */
+static long file_handles(void)
+{
+	char path[64], line[256], key[64];
+	long n = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	snprintf(key, sizeof(key), "svod-handles-%s:", t0.name);
+	f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, key, strlen(key)))
+			n = strtol(line + strlen(key), NULL, 10);
+	}
+	if (f)
+		fclose(f);
+	return n;
+}
+
+static int prep_export(struct ictx *c)
+{
+	c->dmabuf = -1;
+	c->next_fd = lowest_free_fd();
+	return svod_alloc_flags(fd, t0.id, ALLOC_LEN, 0, SVOD_ALLOC_MAPPABLE, &c->a);
+}
+
+static int call_export(struct ictx *c)
+{
+	struct svod_export e = { .handle = c->a.handle, .flags = SVOD_EXPORT_WRITE, .fd = -1 };
+	int ret = svod_ioctl(fd, SVOD_IOCTL_EXPORT, &e);
+
+	if (!ret)
+		c->dmabuf = e.fd;
+	return ret;
+}
+
+/* After a failed EXPORT: no fd left open, the handle still resolves. */
+static int check_export(struct ictx *c)
+{
+	return c->dmabuf < 0 && lowest_free_fd() == c->next_fd && check_resolves(c);
+}
+
+static void undo_share(struct ictx *c)
+{
+	if (c->imported)
+		svod_free(fd, c->imported);
+	if (c->dmabuf >= 0)
+		close(c->dmabuf);
+	undo_free(c);
+}
+
+/* An exported allocation: IMPORT of its dma-buf into the same file. */
+static int prep_import(struct ictx *c)
+{
+	int ret = prep_export(c);
+
+	ret = ret ? ret : call_export(c);
+	c->handles = file_handles();
+	return ret ? ret : c->handles < 0;
+}
+
+static int call_import(struct ictx *c)
+{
+	struct svod_import im = { .fd = c->dmabuf };
+	int ret = svod_ioctl(fd, SVOD_IOCTL_IMPORT, &im);
+
+	if (!ret)
+		c->imported = im.handle;
+	return ret;
+}
+
+/* After a failed IMPORT: no new handle, the exporter's still resolves. */
+static int check_import(struct ictx *c)
+{
+	return !c->imported && file_handles() == c->handles && check_resolves(c);
 }
 
 /* Page 0 shared (faulted in), page 1 a fresh private mapping next to it. */
@@ -595,6 +690,10 @@ int main(void)
 	sweep_ioctl("stage_async", (const int[]){ -ENOMEM, -EFAULT, -EMFILE, 0 }, prep_faulted,
 		    call_stage_async, check_resolves, undo_free);
 	sweep_read_pressure();
+	sweep_ioctl("export", (const int[]){ -ENOMEM, -EFAULT, -EMFILE, 0 }, prep_export,
+		    call_export, check_export, undo_share);
+	sweep_ioctl("import", (const int[]){ -ENOMEM, -EFAULT, -EMFILE, 0 }, prep_import,
+		    call_import, check_import, undo_share);
 	sweep_ioctl("plan", (const int[]){ -ENOMEM, -EFAULT, -EINTR, 0 }, NULL, call_plan,
 		    NULL, NULL);
 	sweep_commit();
