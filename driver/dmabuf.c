@@ -12,30 +12,24 @@
  *   A handle still names nothing in another file: the fd is the capability.
  * - mmap() of the dma-buf maps the allocation as /dev/svod does (mmap.c),
  *   revoked when the device goes.
- * - Importers in the kernel: an attachment is accepted only from an
- *   importer that takes peer-to-peer memory and reaches the BAR
- *   (pci_p2pdma_distance()); its table holds the BAR's bus addresses from
- *   dma_map_resource(). Nothing else is offered: no struct pages, and no
- *   vmap, as 6.1's vb2-vmalloc crashes on the I/O-memory map one would give
- *   (it unmaps a system-memory map: BUG_ON in dma_buf_vunmap()) and
- *   dma_buf_vmap() WARNs when an exporter's vmap fails.
+ * - Importers in the kernel: none yet. Every attachment is refused (see
+ *   svod_dmabuf_attach()), and there is no vmap, as 6.1's vb2-vmalloc
+ *   crashes on the I/O-memory map one would give (it unmaps a
+ *   system-memory map: BUG_ON in dma_buf_vunmap()) and dma_buf_vmap()
+ *   WARNs when an exporter's vmap fails.
  *
  * Lock order: the file's lock, then the tier's lock, then svod_mmap_sem
  * (as MAP_OFFSET); the dma-buf core's locks are taken outside all of them.
  */
 #include <kunit/visibility.h>
 #include <linux/dma-buf.h>
-#include <linux/dma-mapping.h>
 #include <linux/fcntl.h>
 #include <linux/fs.h>
 #include <linux/module.h>
-#include <linux/pci-p2pdma.h>
-#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/svod.h>
 
 #include "alloc.h"
-#include "dev.h"
 #include "file.h"
 #include "ioctl.h"
 #include "mmap.h"
@@ -53,106 +47,30 @@ struct svod_dmabuf {
 	bool counted;
 };
 
-/* BAR bus address of @alloc's first byte; its tier's lock held, not gone. */
-static phys_addr_t svod_dmabuf_phys(const struct svod_allocation *alloc)
-{
-	const struct svod_dev_tier *tier = alloc->tier;
-
-	return tier->sdev->bars[tier->spec.bar].phys + tier->spec.offset +
-	       (svod_allocation_start(alloc) - tier->spec.base);
-}
-
 /*
- * Only a peer-to-peer importer that reaches the BAR: any other would get a
- * table of addresses it cannot use, or ask for struct pages BAR memory
- * does not have.
+ * No attachment: BAR memory has no struct pages, and an importer's device
+ * reaches a BAR only peer-to-peer (pci_p2pdma_distance(), bus addresses
+ * through a switch, dma_map_resource() through the host bridge), which
+ * neither kernel svod is tested on enables (CONFIG_PCI_P2PDMA). Refusing
+ * here, before any importer builds on a table, is what keeps vgem and the
+ * other shmem-helper importers off their WARN for I/O memory.
  */
 static int svod_dmabuf_attach(struct dma_buf *dmabuf,
 			      struct dma_buf_attachment *attach)
 {
-	struct svod_dmabuf *priv = dmabuf->priv;
-	struct svod_dev_tier *tier = priv->alloc->tier;
-	int ret = 0;
-
-	if (!attach->peer2peer)
-		return -EOPNOTSUPP;
-	mutex_lock(&tier->lock);
-	if (tier->gone)
-		ret = -ENODEV;
-	else if (pci_p2pdma_distance(tier->sdev->pdev, attach->dev, false) < 0)
-		ret = -EOPNOTSUPP;
-	mutex_unlock(&tier->lock);
-	return ret;
+	return -EOPNOTSUPP;
 }
 
-/* Longest scatterlist entry: its length is an unsigned int. */
-#define SVOD_DMABUF_SEG		SZ_2G
-
-/*
- * The allocation's BAR range as the importer's device reaches it, in
- * entries of at most SVOD_DMABUF_SEG bytes; device-to-memory only if the
- * dma-buf is read-write.
- */
+/* The dma-buf core wants both; attach refused, neither is ever called. */
 static struct sg_table *svod_dmabuf_map(struct dma_buf_attachment *attach,
 					enum dma_data_direction dir)
 {
-	struct svod_dmabuf *priv = attach->dmabuf->priv;
-	struct svod_allocation *alloc = priv->alloc;
-	struct svod_dev_tier *tier = alloc->tier;
-	u64 size = svod_allocation_size(alloc), off = 0;
-	struct scatterlist *sg;
-	struct sg_table *sgt;
-	dma_addr_t addr;
-	unsigned int i;
-	int ret;
-
-	if (!(attach->dmabuf->file->f_mode & FMODE_WRITE) && dir != DMA_TO_DEVICE)
-		return ERR_PTR(-EACCES);
-	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
-	if (!sgt)
-		return ERR_PTR(-ENOMEM);
-	ret = sg_alloc_table(sgt, DIV_ROUND_UP_ULL(size, SVOD_DMABUF_SEG),
-			     GFP_KERNEL);
-	if (ret)
-		goto free_sgt;
-	mutex_lock(&tier->lock);
-	if (tier->gone) {
-		ret = -ENODEV;
-	} else {
-		addr = dma_map_resource(attach->dev, svod_dmabuf_phys(alloc), size,
-					dir, DMA_ATTR_SKIP_CPU_SYNC);
-		ret = dma_mapping_error(attach->dev, addr);
-	}
-	mutex_unlock(&tier->lock);
-	if (ret)
-		goto free_table;
-	for_each_sgtable_dma_sg(sgt, sg, i) {
-		u32 len = min_t(u64, size - off, SVOD_DMABUF_SEG);
-
-		sg_set_page(sg, NULL, len, 0);
-		sg_dma_address(sg) = addr + off;
-		sg_dma_len(sg) = len;
-		off += len;
-	}
-	return sgt;
-
-free_table:
-	sg_free_table(sgt);
-free_sgt:
-	kfree(sgt);
-	return ERR_PTR(ret);
+	return ERR_PTR(-EOPNOTSUPP);
 }
 
 static void svod_dmabuf_unmap(struct dma_buf_attachment *attach,
 			      struct sg_table *sgt, enum dma_data_direction dir)
 {
-	struct svod_dmabuf *priv = attach->dmabuf->priv;
-
-	dma_unmap_resource(attach->dev, sg_dma_address(sgt->sgl),
-			   svod_allocation_size(priv->alloc), dir,
-			   DMA_ATTR_SKIP_CPU_SYNC);
-	sg_free_table(sgt);
-	kfree(sgt);
 }
 
 static int svod_dmabuf_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vma)
