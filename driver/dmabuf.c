@@ -24,6 +24,7 @@
 #include <kunit/visibility.h>
 #include <linux/dma-buf.h>
 #include <linux/fcntl.h>
+#include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -122,10 +123,25 @@ static int svod_dmabuf_init(struct dma_buf *dmabuf, bool writable)
 	return ret;
 }
 
+/*
+ * EXPORT's struct in the ioctl's kernel copy, and past it (never copied
+ * out) the dma-buf's file, for the commit to install at the reserved fd or
+ * the unwind to drop.
+ */
+struct svod_export_call {
+	struct svod_export req;
+	struct file *file;
+};
+
+static_assert(sizeof(struct svod_export_call) <= SVOD_IOCTL_MAX_SIZE);
+
 /**
  * svod_export_ioctl() - SVOD_IOCTL_EXPORT
  * @sf: the file
  * @data: struct svod_export; in: handle, flags; out: fd, size
+ *
+ * Makes the dma-buf and reserves its fd; the fd is installed only once the
+ * reply is written back (svod_export_ioctl_commit()).
  *
  * Context: process context; takes @sf's lock, the tier's, svod_mmap_sem
  * and the account's.
@@ -137,13 +153,14 @@ static int svod_dmabuf_init(struct dma_buf *dmabuf, bool writable)
  */
 int svod_export_ioctl(struct svod_file *sf, void *data)
 {
-	struct svod_export *req = data;
+	struct svod_export_call *call = data;
+	struct svod_export *req = &call->req;
 	bool writable = req->flags & SVOD_EXPORT_WRITE;
 	DEFINE_DMA_BUF_EXPORT_INFO(info);
 	struct svod_allocation *alloc;
 	struct svod_dmabuf *priv;
 	struct dma_buf *dmabuf;
-	int ret;
+	int ret, fd;
 
 	if (req->flags & ~SVOD_EXPORT_FLAGS)
 		return -EINVAL;
@@ -173,10 +190,13 @@ int svod_export_ioctl(struct svod_file *sf, void *data)
 		goto put;
 	svod_account_export(alloc, true);
 	priv->counted = true;
-	ret = dma_buf_fd(dmabuf, O_CLOEXEC);
-	if (ret < 0)
+	fd = get_unused_fd_flags(O_CLOEXEC);
+	if (fd < 0) {
+		ret = fd;
 		goto put;
-	req->fd = ret;
+	}
+	call->file = dmabuf->file;
+	req->fd = fd;
 	req->size = info.size;
 	return 0;
 
@@ -185,6 +205,37 @@ put:
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(svod_export_ioctl);
+
+/**
+ * svod_export_ioctl_commit() - install an EXPORT's fd
+ * @sf: the file
+ * @data: what svod_export_ioctl() filled; the caller has the fd number
+ *
+ * Context: process context.
+ */
+void svod_export_ioctl_commit(struct svod_file *sf, void *data)
+{
+	struct svod_export_call *call = data;
+
+	fd_install(call->req.fd, call->file);
+}
+
+/**
+ * svod_export_ioctl_unwind() - take back an EXPORT whose reply was lost
+ * @sf: the file
+ * @data: what svod_export_ioctl() filled
+ *
+ * The reserved fd goes back, and the dma-buf with its only reference.
+ *
+ * Context: process context.
+ */
+void svod_export_ioctl_unwind(struct svod_file *sf, void *data)
+{
+	struct svod_export_call *call = data;
+
+	put_unused_fd(call->req.fd);
+	fput(call->file);
+}
 
 /**
  * svod_import_ioctl() - SVOD_IOCTL_IMPORT

@@ -33,7 +33,6 @@
 #include "ioctl.h"
 
 /* Every command's struct fits this (checked at build time). */
-#define SVOD_IOCTL_MAX_SIZE	128
 
 /* Outputs are written back when the handler fails too. */
 #define SVOD_IOCTL_OUT_ON_ERROR	BIT(0)
@@ -51,6 +50,9 @@
  * @func: the handler
  * @unwind: undoes a successful call whose outputs could not be written
  *	back (NULL if there is nothing to undo)
+ * @commit: finishes a successful call once its outputs are written back
+ *	(NULL if there is nothing to finish): what userspace must learn of
+ *	before it exists, such as a new fd
  */
 struct svod_ioctl_desc {
 	unsigned int dir;
@@ -60,10 +62,11 @@ struct svod_ioctl_desc {
 	u32 flags;
 	int (*func)(struct svod_file *sf, void *data);
 	void (*unwind)(struct svod_file *sf, void *data);
+	void (*commit)(struct svod_file *sf, void *data);
 };
 
 /* Sizes come from the command numbers; abi.py checks each _ver0 fits. */
-#define SVOD_IOCTL_DEF(_cmd, _ver0, _restart, _flags, _func, _unwind) \
+#define SVOD_IOCTL_DEF(_cmd, _ver0, _restart, _flags, _func, _unwind, _commit) \
 	[_IOC_NR(SVOD_IOCTL_##_cmd)] = {				\
 		.dir = _IOC_DIR(SVOD_IOCTL_##_cmd),			\
 		.size = _IOC_SIZE(SVOD_IOCTL_##_cmd) +			\
@@ -74,34 +77,36 @@ struct svod_ioctl_desc {
 		.flags = (_flags),					\
 		.func = (_func),					\
 		.unwind = (_unwind),					\
+		.commit = (_commit),					\
 	}
 
 static const struct svod_ioctl_desc svod_ioctls[] = {
 	SVOD_IOCTL_DEF(QUERY, SVOD_QUERY_SIZE_VER0, 0, 0,
-		       svod_query_ioctl, NULL),
+		       svod_query_ioctl, NULL, NULL),
 	SVOD_IOCTL_DEF(ALLOC, SVOD_ALLOC_SIZE_VER0, 0, 0,
-		       svod_alloc_ioctl, svod_alloc_ioctl_unwind),
+		       svod_alloc_ioctl, svod_alloc_ioctl_unwind, NULL),
 	SVOD_IOCTL_DEF(FREE, SVOD_FREE_SIZE_VER0, 0, 0,
-		       svod_free_ioctl, NULL),
+		       svod_free_ioctl, NULL, NULL),
 	SVOD_IOCTL_DEF(RESOLVE, SVOD_RESOLVE_SIZE_VER0, 0, 0,
-		       svod_resolve_ioctl, NULL),
+		       svod_resolve_ioctl, NULL, NULL),
 	SVOD_IOCTL_DEF(STAGE, SVOD_XFER_SIZE_VER0, SVOD_XFER_SIZE_VER1,
 		       SVOD_IOCTL_OUT_ON_ERROR | SVOD_IOCTL_PROBE,
-		       svod_stage_ioctl, NULL),
+		       svod_stage_ioctl, NULL, NULL),
 	SVOD_IOCTL_DEF(READ, SVOD_XFER_SIZE_VER0, SVOD_XFER_SIZE_VER1,
 		       SVOD_IOCTL_OUT_ON_ERROR | SVOD_IOCTL_PROBE,
-		       svod_read_ioctl, NULL),
+		       svod_read_ioctl, NULL, NULL),
 	SVOD_IOCTL_DEF(PLAN, SVOD_PLAN_SIZE_VER0, 0,
-		       SVOD_IOCTL_OUT_ON_ERROR, svod_plan_ioctl, NULL),
+		       SVOD_IOCTL_OUT_ON_ERROR, svod_plan_ioctl, NULL, NULL),
 	SVOD_IOCTL_DEF(MAP_OFFSET, SVOD_MAP_OFFSET_SIZE_VER0, 0, 0,
-		       svod_map_offset_ioctl, NULL),
+		       svod_map_offset_ioctl, NULL, NULL),
 	SVOD_IOCTL_DEF(WAIT, SVOD_WAIT_SIZE_VER0, SVOD_WAIT_SIZE_VER0, 0,
-		       svod_wait_ioctl, NULL),
-	/* The fd is installed by the handler: the reply is probed first. */
-	SVOD_IOCTL_DEF(EXPORT, SVOD_EXPORT_SIZE_VER0, 0, SVOD_IOCTL_PROBE,
-		       svod_export_ioctl, NULL),
+		       svod_wait_ioctl, NULL, NULL),
+	/* The new fd is installed only once the caller has its number. */
+	SVOD_IOCTL_DEF(EXPORT, SVOD_EXPORT_SIZE_VER0, 0, 0,
+		       svod_export_ioctl, svod_export_ioctl_unwind,
+		       svod_export_ioctl_commit),
 	SVOD_IOCTL_DEF(IMPORT, SVOD_IMPORT_SIZE_VER0, 0, 0,
-		       svod_import_ioctl, svod_import_ioctl_unwind),
+		       svod_import_ioctl, svod_import_ioctl_unwind, NULL),
 };
 
 /* The desc of @cmd, or NULL if it is not a command of ours. */
@@ -129,8 +134,8 @@ static const struct svod_ioctl_desc *svod_ioctl_find(unsigned int cmd)
  * number with another direction; -EINVAL for a struct shorter than the
  * command's first layout; -E2BIG for a longer struct whose extra bytes are
  * not zero; -EFAULT if the struct cannot be read, or (_IOWR) written back
- * (STAGE, READ and EXPORT: before they run; the others after, undone or
- * without effect); else the handler's.
+ * (STAGE and READ: before they run; the others after, undone or without
+ * effect); else the handler's.
  */
 long svod_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 {
@@ -167,5 +172,7 @@ long svod_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 			return -EINTR;
 		return ret ? ret : -EFAULT;
 	}
+	if (!ret && desc->commit)
+		desc->commit(sf, kdata);
 	return ret;
 }

@@ -12,6 +12,13 @@
 struct file;
 struct svod_file;
 
+/*
+ * The kernel copy of a command's struct has this many bytes; those past the
+ * struct's own size are never copied out: a handler may keep there what its
+ * unwind or commit needs.
+ */
+#define SVOD_IOCTL_MAX_SIZE	128
+
 long svod_ioctl(struct file *filp, unsigned int cmd, unsigned long arg);
 
 int svod_query_ioctl(struct svod_file *sf, void *data);
@@ -25,6 +32,8 @@ int svod_plan_ioctl(struct svod_file *sf, void *data);
 int svod_map_offset_ioctl(struct svod_file *sf, void *data);
 int svod_wait_ioctl(struct svod_file *sf, void *data);
 int svod_export_ioctl(struct svod_file *sf, void *data);
+void svod_export_ioctl_unwind(struct svod_file *sf, void *data);
+void svod_export_ioctl_commit(struct svod_file *sf, void *data);
 int svod_import_ioctl(struct svod_file *sf, void *data);
 void svod_import_ioctl_unwind(struct svod_file *sf, void *data);
 

@@ -197,6 +197,9 @@ static void svod_map_release(struct kref *ref)
 {
 	struct svod_map *map = container_of(ref, struct svod_map, ref);
 
+	/* A dma-buf's range held its file's inode (svod_mmap_dmabuf_init()). */
+	if (!map->sf)
+		iput(map->mapping->host);
 	kfree_rcu(map, rcu);
 }
 
@@ -290,7 +293,10 @@ int svod_mmap_offset(struct svod_file *sf, struct svod_hold *hold,
  * @writable: the dma-buf is read-write
  * @owner: where the dma-buf keeps the range
  *
- * Page offsets count from the dma-buf's first byte.
+ * Page offsets count from the dma-buf's first byte. The range holds the
+ * inode of @mapping: the dma-buf's file drops its own before the dma-buf's
+ * release (svod_mmap_dmabuf_fini()), and a removal may zap the range in
+ * between.
  *
  * Context: process context; takes svod_mmap_sem.
  * Return: 0 or -ENOMEM.
@@ -305,6 +311,7 @@ int svod_mmap_dmabuf_init(struct svod_allocation *alloc, unsigned long pfn,
 	map = svod_map_create(alloc, pfn, owner);
 	if (map) {
 		map->mapping = mapping;
+		ihold(mapping->host);
 		map->writable = writable;
 		svod_map_publish(map);
 	}
@@ -366,8 +373,7 @@ void svod_mmap_revoke(struct svod_map **owner)
  * svod_mmap_dmabuf_fini() - forget a dma-buf's range as the dma-buf goes
  * @owner: where the dma-buf keeps it
  *
- * No vma maps it (each holds the dma-buf's file), and the file's address
- * space is gone: nothing to zap.
+ * No vma maps it (each holds the dma-buf's file): nothing to zap.
  *
  * Context: process context; takes svod_mmap_sem.
  */

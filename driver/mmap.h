@@ -33,7 +33,7 @@ struct vm_area_struct;
  * @sf: the file of the handle (only compared, never followed); NULL for a
  *	dma-buf's range
  * @mapping: the address space its vmas are in: the one /dev/svod's files
- *	share, or the dma-buf's file's
+ *	share, or the dma-buf's file's (whose inode the range holds)
  * @pgoff: first page of the range in @mapping
  * @npages: pages in the range (the allocation's size)
  * @pfn: page frame of the allocation's first byte in its BAR
