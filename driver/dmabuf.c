@@ -85,7 +85,8 @@ static void svod_dmabuf_release(struct dma_buf *dmabuf)
 {
 	struct svod_dmabuf *priv = dmabuf->priv;
 
-	svod_mmap_dmabuf_fini(&priv->map);
+	/* No vma is left (each holds the file); the range holds the inode. */
+	svod_mmap_revoke(&priv->map);
 	if (priv->counted)
 		svod_account_export(priv->alloc, false);
 	svod_allocation_put(priv->alloc);

@@ -295,8 +295,7 @@ int svod_mmap_offset(struct svod_file *sf, struct svod_hold *hold,
  *
  * Page offsets count from the dma-buf's first byte. The range holds the
  * inode of @mapping: the dma-buf's file drops its own before the dma-buf's
- * release (svod_mmap_dmabuf_fini()), and a removal may zap the range in
- * between.
+ * release revokes the range, and a removal may zap the range in between.
  *
  * Context: process context; takes svod_mmap_sem.
  * Return: 0 or -ENOMEM.
@@ -347,8 +346,7 @@ static void svod_map_zap(struct svod_map *map)
 /**
  * svod_mmap_revoke() - revoke every mapping of one range
  * @owner: where the range's owner keeps it (a handle being freed, a
- *	dma-buf whose allocation's tier is being retired); NULL there means
- *	nothing to do
+ *	dma-buf being released); NULL there means nothing to do
  *
  * When this returns no PTE maps the range and none can be inserted again:
  * any access through an old mapping raises SIGBUS. *@owner is NULL.
@@ -367,27 +365,6 @@ void svod_mmap_revoke(struct svod_map **owner)
 	up_write(&svod_mmap_sem);
 	if (unlinked)
 		svod_map_zap(map);
-}
-
-/**
- * svod_mmap_dmabuf_fini() - forget a dma-buf's range as the dma-buf goes
- * @owner: where the dma-buf keeps it
- *
- * No vma maps it (each holds the dma-buf's file): nothing to zap.
- *
- * Context: process context; takes svod_mmap_sem.
- */
-void svod_mmap_dmabuf_fini(struct svod_map **owner)
-{
-	struct svod_map *map;
-	bool unlinked;
-
-	down_write(&svod_mmap_sem);
-	map = *owner;
-	unlinked = map && svod_map_unlink(map);
-	up_write(&svod_mmap_sem);
-	if (unlinked)
-		svod_map_put(map);
 }
 
 /**

@@ -93,7 +93,6 @@ int svod_mmap_dmabuf_init(struct svod_allocation *alloc, unsigned long pfn,
 			  struct svod_map **owner);
 int svod_mmap_dmabuf(struct svod_map **owner, struct vm_area_struct *vma);
 void svod_mmap_revoke(struct svod_map **owner);
-void svod_mmap_dmabuf_fini(struct svod_map **owner);
 void svod_mmap_revoke_all(struct svod_allocation *alloc);
 bool svod_mmap_is_mapped(struct svod_map *const *owner);
 
