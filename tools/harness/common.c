@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -736,4 +738,80 @@ int ht_pinned_pages(long long *out)
 		return -ENOENT;
 	*out = acq - rel;
 	return 0;
+}
+
+/**
+ * ht_fdinfo_value() - a number in a process's fdinfo of one fd
+ * @pid: the process
+ * @fd: its descriptor
+ * @key: the key, e.g. "drm-total-bar2" (without the colon)
+ *
+ * Reads "KEY:\t<n>[ KiB| MiB| GiB]" (DRM's fdinfo units).
+ *
+ * Context: any thread.
+ * Return: the value in bytes (or the bare number), -ENOENT if the key is
+ * absent, or -errno if the fdinfo cannot be read.
+ */
+int64_t ht_fdinfo_value(pid_t pid, int fd, const char *key)
+{
+	char path[64], line[256], *end;
+	size_t klen = strlen(key);
+	int64_t val = -ENOENT;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", (int)pid, fd);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, key, klen) || line[klen] != ':')
+			continue;
+		val = (int64_t)strtoull(line + klen + 1, &end, 10);
+		if (!strncmp(end, " KiB", 4))
+			val <<= 10;
+		else if (!strncmp(end, " MiB", 4))
+			val <<= 20;
+		else if (!strncmp(end, " GiB", 4))
+			val <<= 30;
+		break;
+	}
+	fclose(f);
+	return val;
+}
+
+static __thread sigjmp_buf ht_touch_jmp;
+
+static void ht_touch_sigbus(int sig)
+{
+	(void)sig;
+	siglongjmp(ht_touch_jmp, 1);
+}
+
+/**
+ * ht_touch() - read or write one byte here, surviving a SIGBUS
+ * @p: the byte (in a mapping that may have been revoked)
+ * @write: write 0x42 instead of reading
+ *
+ * In this thread, through this process's own PTEs and faults (not a
+ * child's). The SIGBUS handler is this process's for the access only.
+ *
+ * Context: any thread; not reentrant with another thread's ht_touch()
+ * (the handler is process-wide).
+ * Return: SIGBUS if the access raised it, else 0.
+ */
+int ht_touch(volatile uint8_t *p, int write)
+{
+	struct sigaction sa = { .sa_handler = ht_touch_sigbus }, old;
+	volatile int sig = 0;
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, &old);
+	if (sigsetjmp(ht_touch_jmp, 1))
+		sig = SIGBUS;
+	else if (write)
+		p[0] = 0x42;
+	else
+		(void)p[0];
+	sigaction(SIGBUS, &old, NULL);
+	return sig;
 }

@@ -44,5 +44,7 @@ int ht_kmsg_open(void);
 int ht_kmsg_find(int kfd, const char *needle);
 void ht_fill_xorshift(uint8_t *p, size_t len, uint32_t seed);
 int ht_pinned_pages(long long *out);
+int64_t ht_fdinfo_value(pid_t pid, int fd, const char *key);
+int ht_touch(volatile uint8_t *p, int write);
 
 #endif /* SVOD_HARNESS_COMMON_H */

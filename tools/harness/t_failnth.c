@@ -370,23 +370,13 @@ static int lowest_free_fd(void)
 	return f;
 }
 
-/* The file's live handles in t0 (fdinfo's svod-handles-<tier>), or -1. */
+/* The file's live handles in t0 (fdinfo's svod-handles-<tier>), or < 0. */
 static long file_handles(void)
 {
-	char path[64], line[256], key[64];
-	long n = -1;
-	FILE *f;
+	char key[64];
 
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	snprintf(key, sizeof(key), "svod-handles-%s:", t0.name);
-	f = fopen(path, "re");
-	while (f && fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, key, strlen(key)))
-			n = strtol(line + strlen(key), NULL, 10);
-	}
-	if (f)
-		fclose(f);
-	return n;
+	snprintf(key, sizeof(key), "svod-handles-%s", t0.name);
+	return (long)ht_fdinfo_value(getpid(), fd, key);
 }
 
 static int prep_export(struct ictx *c)

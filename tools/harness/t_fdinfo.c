@@ -23,33 +23,6 @@
 static int fd = -1;
 static struct svod_tier_info tier;
 
-/* Value of "KEY:\t<n>[ KiB| MiB]" in @fd's fdinfo, in bytes; -ENOENT if absent. */
-static int64_t fdinfo_value(pid_t pid, int which, const char *key)
-{
-	char path[64], line[256], *v, *end;
-	size_t klen = strlen(key);
-	int64_t val = -ENOENT;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", (int)pid, which);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, key, klen) || line[klen] != ':')
-			continue;
-		v = line + klen + 1;
-		val = (int64_t)strtoull(v, &end, 10);
-		if (!strncmp(end, " KiB", 4))
-			val <<= 10;
-		else if (!strncmp(end, " MiB", 4))
-			val <<= 20;
-		break;
-	}
-	fclose(f);
-	return val;
-}
-
 static int fdinfo_has(int which, const char *line_prefix, unsigned int *count)
 {
 	char path[64], line[256];
@@ -78,7 +51,7 @@ static int64_t tier_bytes(pid_t pid, int which)
 	char key[80];
 
 	snprintf(key, sizeof(key), "drm-total-%s", tier.name);
-	return fdinfo_value(pid, which, key);
+	return ht_fdinfo_value(pid, which, key);
 }
 
 static int64_t tier_handles(pid_t pid, int which)
@@ -86,7 +59,7 @@ static int64_t tier_handles(pid_t pid, int which)
 	char key[80];
 
 	snprintf(key, sizeof(key), "svod-handles-%s", tier.name);
-	return fdinfo_value(pid, which, key);
+	return ht_fdinfo_value(pid, which, key);
 }
 
 /*
@@ -157,11 +130,11 @@ int main(void)
 	}
 
 	tap_ok(fdinfo_has(fd, "drm-driver:\tsvod", NULL), "fdinfo_drm_driver_svod");
-	id1 = fdinfo_value(getpid(), fd, "drm-client-id");
-	id2 = fdinfo_value(getpid(), fd2, "drm-client-id");
+	id1 = ht_fdinfo_value(getpid(), fd, "drm-client-id");
+	id2 = ht_fdinfo_value(getpid(), fd2, "drm-client-id");
 	d = dup(fd);
 	tap_ok(id1 >= 0 && id2 >= 0 && id1 != id2 &&
-	       fdinfo_value(getpid(), d, "drm-client-id") == id1,
+	       ht_fdinfo_value(getpid(), d, "drm-client-id") == id1,
 	       "fdinfo_client_id_per_open_file (%lld, %lld)", (long long)id1, (long long)id2);
 	close(d);
 	tap_ok(tier_bytes(getpid(), fd) == 0 && tier_handles(getpid(), fd) == 0,

@@ -404,33 +404,6 @@ static void test_free_revokes(void)
 	close(fd2);
 }
 
-static __thread sigjmp_buf touch_jmp;
-
-static void on_touch_sigbus(int sig)
-{
-	(void)sig;
-	siglongjmp(touch_jmp, 1);
-}
-
-/*
- * Reads @p in this process, not a child (so through this process's own
- * PTEs and faults). Return: SIGBUS if the read raised it, else 0.
- */
-static int touch_here(volatile uint8_t *p)
-{
-	struct sigaction sa = { .sa_handler = on_touch_sigbus }, old;
-	volatile int sig = 0;
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGBUS, &sa, &old);
-	if (sigsetjmp(touch_jmp, 1))
-		sig = SIGBUS;
-	else
-		(void)p[0];
-	sigaction(SIGBUS, &old, NULL);
-	return sig;
-}
-
 /*
  * Revocation between two faults of one mapping: 4 MiB placed across a
  * FILL_BYTES boundary, so that the first touch fills the first half (its
@@ -468,9 +441,9 @@ static void test_revoke_between_faults(void)
 		ret = svod_stage(fd2, b.handle, 0, buf, len, 0, NULL);
 	}
 	if (!ret) {
-		s0 = touch_here(p);
-		s1 = touch_here(p + half - page);
-		s2 = touch_here(p + half);
+		s0 = ht_touch(p, 0);
+		s1 = ht_touch(p + half - page, 0);
+		s2 = ht_touch(p + half, 0);
 	}
 	tap_ok(!ret && b.device_addr == a.device_addr && s0 == SIGBUS && s1 == SIGBUS &&
 	       s2 == SIGBUS, "revoke_between_two_faults_sigbus (%s; faulted page sig %d, filled page sig %d, unfaulted half sig %d)",
@@ -521,8 +494,8 @@ static void test_map_twice(void)
 	       ht_err(ret));
 	if (!ret) {
 		ret = svod_free(fd, a.handle);
-		sp = touch_here(p + 3 * page);
-		sq = touch_here(q);
+		sp = ht_touch(p + 3 * page, 0);
+		sq = ht_touch(q, 0);
 	}
 	tap_ok(!ret && sp == SIGBUS && sq == SIGBUS,
 	       "map_same_grant_twice_free_revokes_both (%s; sig %d, %d)", ht_err(ret),

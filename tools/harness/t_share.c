@@ -26,7 +26,6 @@
 #define _GNU_SOURCE	/* memfd_create() */
 #include <errno.h>
 #include <fcntl.h>
-#include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,31 +70,10 @@ static uint64_t tier_free(void)
 /* Value of "<prefix>-<tier>:\t<n>[ KiB| MiB| GiB]" in this process's fdinfo of @which. */
 static int64_t fdinfo_bytes(int which, const char *prefix)
 {
-	char path[64], key[96], line[256], *end;
-	int64_t val = -ENOENT;
-	size_t klen;
-	FILE *f;
+	char key[96];
 
 	snprintf(key, sizeof(key), "%s-%s", prefix, tier.name);
-	klen = strlen(key);
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", which);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, key, klen) || line[klen] != ':')
-			continue;
-		val = (int64_t)strtoull(line + klen + 1, &end, 10);
-		if (!strncmp(end, " KiB", 4))
-			val <<= 10;
-		else if (!strncmp(end, " MiB", 4))
-			val <<= 20;
-		else if (!strncmp(end, " GiB", 4))
-			val <<= 30;
-		break;
-	}
-	fclose(f);
-	return val;
+	return ht_fdinfo_value(getpid(), which, key);
 }
 
 /* Does this process's fdinfo of @which hold the line "<prefix>-<tier>:\t<text>"? */
@@ -153,32 +131,6 @@ static int import_err(int f, int dfd, uint32_t flags)
 	if (!ret)
 		svod_free(f, i.handle);
 	return ret;
-}
-
-static sigjmp_buf touch_jmp;
-
-static void on_touch_sigbus(int sig)
-{
-	(void)sig;
-	siglongjmp(touch_jmp, 1);
-}
-
-/* Reads (or writes) @p here. Return: SIGBUS if that raised it, else 0. */
-static int touch(volatile uint8_t *p, int write)
-{
-	struct sigaction sa = { .sa_handler = on_touch_sigbus }, old;
-	volatile int sig = 0;
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGBUS, &sa, &old);
-	if (sigsetjmp(touch_jmp, 1))
-		sig = SIGBUS;
-	else if (write)
-		p[0] = 0x42;
-	else
-		(void)p[0];
-	sigaction(SIGBUS, &old, NULL);
-	return sig;
 }
 
 /* A mappable SZ allocation in @f holding pat. */
@@ -715,11 +667,11 @@ static void test_free_while_shared(void)
 	total1 = fdinfo_bytes(fd, "drm-total");
 	tap_errno(ret ? ret : svod_free(fd, a.handle), 0, "free_exporters_handle_while_shared");
 	tap_errno(svod_resolve(fd, a.handle, &r), -ESTALE, "freed_shared_handle_estale");
-	sig = m ? touch(m, 0) : 0;
+	sig = m ? ht_touch(m, 0) : 0;
 	tap_ok(sig == SIGBUS, "exporters_dev_svod_mapping_revoked_sigbus (%d)", sig);
 	tap_ok(!ret && reads(fd2, im.handle, 0, pat, SZ),
 	       "importer_reads_same_bytes_after_exporters_free");
-	tap_ok(dm != MAP_FAILED && !touch(dm, 0) && !memcmp(dm, pat, SZ),
+	tap_ok(dm != MAP_FAILED && !ht_touch(dm, 0) && !memcmp(dm, pat, SZ),
 	       "dmabuf_mapping_survives_exporters_free");
 	tap_ok(!ret && tier_free() == held && held == base - SZ && total1 == total0 + SZ &&
 	       fdinfo_bytes(fd, "drm-total") == total1,
@@ -865,7 +817,7 @@ static void test_unbind(void)
 	}
 	/* The BAR through sysfs resource2, mapped while the declaration is there. */
 	ret = ret ? ret : ht_bar2_map(&tb, a.device_addr, SZ, &bar, &bmap, &bmap_len);
-	tap_ok(!ret && !memcmp((const void *)bar, pat, SZ) && !touch(dm, 0),
+	tap_ok(!ret && !memcmp((const void *)bar, pat, SZ) && !ht_touch(dm, 0),
 	       "shared_allocation_on_second_device_staged (%s)", ht_err(ret));
 
 	tap_errno(svod_driver_bind(bdf, 0), 0, "unbind_with_exported_imported_mapped_allocation");
@@ -875,9 +827,9 @@ static void test_unbind(void)
 	for (i = 0, zero = 1; bar && i < SZ; i++)
 		zero &= !snap[i];
 	tap_diag("shared range after the unbind: %s", zero ? "zeroed" : "not zeroed");
-	s1 = dm != MAP_FAILED ? touch(dm, 0) : 0;
-	s2 = dm != MAP_FAILED ? touch(dm + ps, 1) : 0;
-	s3 = m ? touch(m, 1) : 0;
+	s1 = dm != MAP_FAILED ? ht_touch(dm, 0) : 0;
+	s2 = dm != MAP_FAILED ? ht_touch(dm + ps, 1) : 0;
+	s3 = m ? ht_touch(m, 1) : 0;
 	tap_ok(s1 == SIGBUS && s2 == SIGBUS && s3 == SIGBUS,
 	       "dmabuf_and_dev_svod_mappings_sigbus_after_unbind (%d, %d, %d)", s1, s2, s3);
 	ok = svod_stage(fi, im.handle, 0, pat2, SZ, 0, NULL) == -ENODEV;
