@@ -38,22 +38,29 @@ static void read_comm(const char *pid, char *comm, size_t len)
 
 #define TOP_MAX_TIERS	64
 
+/* The per-tier fdinfo keys top shows, in the order of their columns. */
+enum { TOP_BYTES, TOP_MAPPED, TOP_HANDLES, TOP_EXPORTED, TOP_IMPORTED, TOP_NR_KEYS };
+
+static const char *const top_keys[TOP_NR_KEYS] = {
+	[TOP_BYTES] = "drm-total-",
+	[TOP_MAPPED] = "svod-mapped-",
+	[TOP_HANDLES] = "svod-handles-",
+	[TOP_EXPORTED] = "svod-exported-",
+	[TOP_IMPORTED] = "svod-imported-",
+};
+
+/* The column of top_keys[0]. */
+#define TOP_FIRST_KEY_COL	5
+
 /**
  * struct top_tier - what one open file holds in one tier (from its fdinfo)
  * @name: tier name
- * @bytes: the drm-total-<tier> value in bytes ("4160 KiB" is 4259840)
- * @handles: the svod-handles-<tier> value
- * @mapped: the svod-mapped-<tier> value in bytes (0 if absent)
- * @exported: the svod-exported-<tier> value in bytes (0 if absent)
- * @imported: the svod-imported-<tier> value in bytes (0 if absent)
+ * @val: the value of each of top_keys for this tier, in bytes ("4160 KiB"
+ *	is 4259840) or a count; 0 if absent
  */
 struct top_tier {
 	char name[SVOD_NAME_LEN];
-	uint64_t bytes;
-	unsigned long handles;
-	uint64_t mapped;
-	uint64_t exported;
-	uint64_t imported;
+	uint64_t val[TOP_NR_KEYS];
 };
 
 static struct top_tier *top_find(struct top_tier *t, unsigned int *nr, const char *name,
@@ -86,7 +93,7 @@ static const struct svodctl_col top_cols[] = {
 	{ "IMPORTED", "imported", SVODCTL_XSIZE, SVODCTL_COL_DEFAULT },
 };
 
-/* A drm-total value: "<n>", "<n> KiB" or "<n> MiB" (DRM's fdinfo units). */
+/* An fdinfo value: "<n>", "<n> KiB", "<n> MiB" or "<n> GiB" (DRM's units). */
 static uint64_t fdinfo_bytes(const char *val)
 {
 	char *unit;
@@ -115,17 +122,10 @@ static void top_row(struct svodctl_table *tbl, const char *pid, const char *comm
 	svodctl_cell_u64(&c[2], strtoull(fd, NULL, 10));
 	if (strcmp(client, "?"))
 		svodctl_cell_u64(&c[3], strtoull(client, NULL, 10));
-	if (t) {
+	if (t)
 		svodctl_cell_str(&c[4], t->name);
-		svodctl_cell_u64(&c[5], t->bytes);
-		svodctl_cell_u64(&c[6], t->mapped);
-		svodctl_cell_u64(&c[7], t->handles);
-		svodctl_cell_u64(&c[8], t->exported);
-		svodctl_cell_u64(&c[9], t->imported);
-	} else {
-		for (i = 5; i <= 9; i++)
-			svodctl_cell_u64(&c[i], 0);
-	}
+	for (i = 0; i < TOP_NR_KEYS; i++)
+		svodctl_cell_u64(&c[TOP_FIRST_KEY_COL + i], t ? t->val[i] : 0);
 }
 
 /* One row per tier the file holds something in, or one row without a tier. */
@@ -134,7 +134,8 @@ static int show_fd(struct svodctl_table *tbl, const char *pid, const char *fd,
 {
 	struct top_tier tiers[TOP_MAX_TIERS], *t;
 	char path[600], line[256], client[32] = "?", *colon, *val;
-	unsigned int nr = 0, i, shown = 0;
+	unsigned int nr = 0, i, k, shown = 0;
+	size_t klen;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%s/fdinfo/%s", pid, fd);
@@ -149,31 +150,21 @@ static int show_fd(struct svodctl_table *tbl, const char *pid, const char *fd,
 		val = colon + 1 + strspn(colon + 1, " \t");
 		if (!strncmp(line, "drm-client-id:", 14)) {
 			snprintf(client, sizeof(client), "%s", val);
-		} else if (!strncmp(line, "drm-total-", 10)) {
-			t = top_find(tiers, &nr, line + 10, (size_t)(colon - line - 10));
+			continue;
+		}
+		for (k = 0; k < TOP_NR_KEYS; k++) {
+			klen = strlen(top_keys[k]);
+			if (strncmp(line, top_keys[k], klen))
+				continue;
+			t = top_find(tiers, &nr, line + klen, (size_t)(colon - line) - klen);
 			if (t)
-				t->bytes = fdinfo_bytes(val);
-		} else if (!strncmp(line, "svod-mapped-", 12)) {
-			t = top_find(tiers, &nr, line + 12, (size_t)(colon - line - 12));
-			if (t)
-				t->mapped = fdinfo_bytes(val);
-		} else if (!strncmp(line, "svod-exported-", 14)) {
-			t = top_find(tiers, &nr, line + 14, (size_t)(colon - line - 14));
-			if (t)
-				t->exported = fdinfo_bytes(val);
-		} else if (!strncmp(line, "svod-imported-", 14)) {
-			t = top_find(tiers, &nr, line + 14, (size_t)(colon - line - 14));
-			if (t)
-				t->imported = fdinfo_bytes(val);
-		} else if (!strncmp(line, "svod-handles-", 13)) {
-			t = top_find(tiers, &nr, line + 13, (size_t)(colon - line - 13));
-			if (t)
-				t->handles = strtoul(val, NULL, 10);
+				t->val[k] = fdinfo_bytes(val);
+			break;
 		}
 	}
 	fclose(f);
 	for (i = 0; i < nr; i++) {
-		if (!tiers[i].handles && !tiers[i].bytes)
+		if (!tiers[i].val[TOP_HANDLES] && !tiers[i].val[TOP_BYTES])
 			continue;
 		top_row(tbl, pid, comm, fd, client, &tiers[i]);
 		shown++;
