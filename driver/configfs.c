@@ -1,46 +1,45 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * svod configfs: where an administrator declares each bound device's tiers,
- * one directory per object and one value per file:
+ * svod configfs: where an administrator declares the tiers of a PCI device,
+ * one directory per object and one value per file. Every directory is the
+ * administrator's: the driver makes and removes none.
  *
  *   /sys/kernel/config/svod/
- *     <pci name>/               a bound device (made at bind, gone at unbind)
- *       commit                  write 1: check the staged tiers, swap them in
+ *     <pci name>/               mkdir: a declaration for that device, bound
+ *                               or not (e.g. 0000:00:04.0)
+ *       status                  "bound" or "unbound"
+ *       last_apply              "none", or the last apply's result
+ *       commit                  write 1: apply the declaration now (bound)
  *       tiers/
- *         <tier name>/          mkdir: a staged tier (at most 8)
+ *         <tier name>/          mkdir: a declared tier (at most 8)
  *           bar offset size     required
  *           base align          0 and 64 unless written
  *           reserved/
  *             <any name>/       mkdir: a reserved region (at most 8)
  *               base size       required
  *
- * Writes only stage values: numbers of svod's one grammar (core/number.h);
- * a malformed one fails at once with -EINVAL, one beyond 64 bits (or 32 for
- * bar) with -ERANGE, and the kernel log names the accepted forms;
- * commit hands the whole staged set to svod_dev_set_tiers(), which keeps,
- * replaces or refuses it as one. At bind the driver makes the directory of
- * each tier the device has (its default tier), so the tree shows the live
- * set after every successful commit.
+ * Writes only change the declaration: numbers of svod's one grammar
+ * (core/number.h); a malformed one fails at once with -EINVAL, one beyond
+ * 64 bits (or 32 for bar) with -ERANGE, and the kernel log names the accepted
+ * forms. A declaration is applied, as one, by svod_dev_set_tiers(), which
+ * keeps, replaces or refuses the whole set: when its device binds (if it
+ * declares at least one tier; a refusal leaves the default tier), and at
+ * each commit while it is bound. It outlives unbind and rebind; sysfs shows
+ * what is live.
  *
- * configfs cannot remove a directory that still holds directories made by
- * mkdir. So at unbind the driver removes each tier and region directory
- * itself, through vfs_rmdir() (the path a user's rmdir takes, with the same
- * locks and callbacks), from a work item (kernel credentials, no signals),
- * before it removes the device's directory; new mkdirs are refused from the
- * moment the device starts going. For the same reason the tier and region
- * types name no owner module: the default tier's directory would pin svod.ko
- * for as long as a device is bound. No svod directory outlives the module.
+ * Every item type names svod.ko as its owner, so each directory an
+ * administrator made holds a module reference: rmmod is refused while one
+ * exists, as with every configfs module.
  */
 #include <linux/capability.h>
 #include <linux/configfs.h>
 #include <linux/fs.h>
 #include <linux/kernel.h>
 #include <linux/mutex.h>
-#include <linux/namei.h>
 #include <linux/overflow.h>
+#include <linux/pci.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include <linux/workqueue.h>
 
 #include <kunit/visibility.h>
 
@@ -57,25 +56,40 @@
 #define SVOD_CFS_BASE		BIT(3)
 #define SVOD_CFS_REGION_REQUIRED	(SVOD_CFS_BASE | SVOD_CFS_SIZE)
 
+/*
+ * Protects the list of declarations and the list of bound devices, and the
+ * links between them (struct svod_cfs_dev.sdev, struct svod_dev.cfs); taken
+ * before any struct svod_cfs_dev.lock.
+ */
+static DEFINE_MUTEX(svod_cfs_lock);
+/* Every declaration (struct svod_cfs_dev.node). */
+static LIST_HEAD(svod_cfs_decls);
+/* Every bound device (struct svod_dev.cfs_node). */
+static LIST_HEAD(svod_cfs_bound);
+
 /**
- * struct svod_cfs_dev - a bound device's directory, svod/<pci name>/
+ * struct svod_cfs_dev - a device's declaration, svod/<pci name>/
  * @group: the directory
  * @tiers_group: its tiers/ directory
- * @lock: protects @sdev, @staged, @nr_staged and every staged tier's and
- *	region's values and lists
- * @sdev: the device; NULL once it is going away (mkdir and commit then
- *	fail with -ENODEV)
- * @staged: staged tiers in mkdir order (struct svod_cfs_tier.node)
+ * @node: entry in svod_cfs_decls
+ * @lock: protects @staged, @nr_staged, @last_apply and every staged tier's
+ *	and region's values and lists
+ * @sdev: the device while it is bound, else NULL; written under both
+ *	svod_cfs_lock and @lock, read under either
+ * @staged: declared tiers in mkdir order (struct svod_cfs_tier.node)
  * @nr_staged: entries in @staged
+ * @last_apply: the last apply's result, as last_apply reads it
  */
 struct svod_cfs_dev {
 	struct config_group group;
 	struct config_group tiers_group;
-	/* Protects the staged tiers and @sdev. */
+	struct list_head node;
+	/* Protects the declaration and @last_apply. */
 	struct mutex lock;
 	struct svod_dev *sdev;
 	struct list_head staged;
 	unsigned int nr_staged;
+	char last_apply[SVOD_DECL_WHY_LEN + 32];
 };
 
 /**
@@ -376,10 +390,10 @@ static struct configfs_item_operations svod_cfs_region_item_ops = {
 	.release = svod_cfs_region_release,
 };
 
-/* No owner: see the comment at the top. */
 static const struct config_item_type svod_cfs_region_type = {
 	.ct_item_ops = &svod_cfs_region_item_ops,
 	.ct_attrs = svod_cfs_region_attrs,
+	.ct_owner = THIS_MODULE,
 };
 
 static struct config_item *svod_cfs_region_make(struct config_group *group,
@@ -397,9 +411,7 @@ static struct config_item *svod_cfs_region_make(struct config_group *group,
 	r->tier = t;
 
 	mutex_lock(&t->cdev->lock);
-	if (!t->cdev->sdev)
-		ret = -ENODEV;
-	else if (t->nr_regions == SVOD_MAX_RESERVED)
+	if (t->nr_regions == SVOD_MAX_RESERVED)
 		ret = -ENOSPC;
 	else
 		list_add_tail(&r->node, &t->regions);
@@ -431,6 +443,7 @@ static struct configfs_group_operations svod_cfs_reserved_group_ops = {
 
 static const struct config_item_type svod_cfs_reserved_type = {
 	.ct_group_ops = &svod_cfs_reserved_group_ops,
+	.ct_owner = THIS_MODULE,
 };
 
 static void svod_cfs_tier_release(struct config_item *item)
@@ -442,10 +455,10 @@ static struct configfs_item_operations svod_cfs_tier_item_ops = {
 	.release = svod_cfs_tier_release,
 };
 
-/* No owner: see the comment at the top. */
 static const struct config_item_type svod_cfs_tier_type = {
 	.ct_item_ops = &svod_cfs_tier_item_ops,
 	.ct_attrs = svod_cfs_tier_attrs,
+	.ct_owner = THIS_MODULE,
 };
 
 static struct config_group *svod_cfs_tier_make(struct config_group *group,
@@ -471,9 +484,7 @@ static struct config_group *svod_cfs_tier_make(struct config_group *group,
 	INIT_LIST_HEAD(&t->regions);
 
 	mutex_lock(&cdev->lock);
-	if (!cdev->sdev)
-		ret = -ENODEV;
-	else if (cdev->nr_staged == SVOD_MAX_DEV_TIERS)
+	if (cdev->nr_staged == SVOD_MAX_DEV_TIERS)
 		ret = -ENOSPC;
 	else
 		list_add_tail(&t->node, &cdev->staged);
@@ -505,27 +516,28 @@ static struct configfs_group_operations svod_cfs_tiers_group_ops = {
 
 static const struct config_item_type svod_cfs_tiers_type = {
 	.ct_group_ops = &svod_cfs_tiers_group_ops,
+	.ct_owner = THIS_MODULE,
 };
 
-/* Builds a spec from a staged tier; logs why it cannot. */
+/* Builds a spec from a declared tier; says why it cannot in @why. */
 static int svod_cfs_tier_spec(struct svod_cfs_dev *cdev, struct svod_cfs_tier *t,
-			      struct svod_tier_spec *spec)
+			      struct svod_tier_spec *spec, char *why)
 {
-	struct device *dev = &cdev->sdev->pdev->dev;
 	struct svod_cfs_region *r;
 
 	lockdep_assert_held(&cdev->lock);
 	if ((t->set & SVOD_CFS_TIER_REQUIRED) != SVOD_CFS_TIER_REQUIRED) {
-		dev_err(dev, "commit: tier %s: bar, offset and size must be written\n",
-			t->spec.name);
+		snprintf(why, SVOD_DECL_WHY_LEN,
+			 "tier %s: bar, offset and size must be written", t->spec.name);
 		return -EINVAL;
 	}
 	*spec = t->spec;
 	spec->nr_reserved = 0;
 	list_for_each_entry(r, &t->regions, node) {
 		if ((r->set & SVOD_CFS_REGION_REQUIRED) != SVOD_CFS_REGION_REQUIRED) {
-			dev_err(dev, "commit: tier %s: reserved region %s: base and size must be written\n",
-				t->spec.name, config_item_name(&r->item));
+			snprintf(why, SVOD_DECL_WHY_LEN,
+				 "tier %s: reserved region %s: base and size must be written",
+				 t->spec.name, config_item_name(&r->item));
 			return -EINVAL;
 		}
 		spec->reserved[spec->nr_reserved++] = r->region;
@@ -534,8 +546,13 @@ static int svod_cfs_tier_spec(struct svod_cfs_dev *cdev, struct svod_cfs_tier *t
 	return 0;
 }
 
-static int svod_cfs_dev_commit_locked(struct svod_cfs_dev *cdev)
+/*
+ * Applies the declaration to its bound device (@event is "bind" or
+ * "commit") and records the result for last_apply.
+ */
+static int svod_cfs_apply(struct svod_cfs_dev *cdev, const char *event)
 {
+	char why[SVOD_DECL_WHY_LEN] = "";
 	struct svod_tier_spec *specs;
 	struct svod_cfs_tier *t;
 	unsigned int nr = 0;
@@ -543,16 +560,26 @@ static int svod_cfs_dev_commit_locked(struct svod_cfs_dev *cdev)
 
 	lockdep_assert_held(&cdev->lock);
 	specs = kcalloc(SVOD_MAX_DEV_TIERS, sizeof(*specs), GFP_KERNEL);
-	if (!specs)
-		return -ENOMEM;
+	if (!specs) {
+		ret = -ENOMEM;
+		goto out;
+	}
 	list_for_each_entry(t, &cdev->staged, node) {
-		ret = svod_cfs_tier_spec(cdev, t, &specs[nr++]);
-		if (ret)
+		ret = svod_cfs_tier_spec(cdev, t, &specs[nr++], why);
+		if (ret) {
+			dev_err(&cdev->sdev->pdev->dev, "%s: %s\n", event, why);
 			break;
+		}
 	}
 	if (!ret)
-		ret = svod_dev_set_tiers(cdev->sdev, specs, nr);
+		ret = svod_dev_set_tiers(cdev->sdev, specs, nr, why);
 	kfree(specs);
+out:
+	if (!ret)
+		snprintf(cdev->last_apply, sizeof(cdev->last_apply), "%s: ok", event);
+	else
+		snprintf(cdev->last_apply, sizeof(cdev->last_apply), "%s: error %d%s%s",
+			 event, ret, why[0] ? ": " : "", why);
 	return ret;
 }
 
@@ -563,34 +590,168 @@ static ssize_t svod_cfs_dev_commit_store(struct config_item *item,
 	int ret;
 
 	mutex_lock(&cdev->lock);
-	if (!cdev->sdev) {
-		ret = -ENODEV;
-	} else if (!capable(CAP_SYS_ADMIN)) {
-		dev_err(&cdev->sdev->pdev->dev, "commit: declaring tiers needs CAP_SYS_ADMIN\n");
+	if (!capable(CAP_SYS_ADMIN)) {
+		pr_info_ratelimited("svod: configfs: %s/commit: declaring tiers needs CAP_SYS_ADMIN\n",
+				    config_item_name(item));
 		ret = -EPERM;
 	} else if (!sysfs_streq(page, "1")) {
-		dev_err(&cdev->sdev->pdev->dev, "commit: write 1 to commit\n");
+		pr_info_ratelimited("svod: configfs: %s/commit: write 1 to commit\n",
+				    config_item_name(item));
 		ret = -EINVAL;
+	} else if (!cdev->sdev) {
+		pr_info_ratelimited("svod: configfs: %s/commit: the device is not bound; the declaration is applied when it binds\n",
+				    config_item_name(item));
+		ret = -ENODEV;
 	} else {
-		ret = svod_cfs_dev_commit_locked(cdev);
+		ret = svod_cfs_apply(cdev, "commit");
 	}
 	mutex_unlock(&cdev->lock);
 	return ret ? ret : count;
 }
 CONFIGFS_ATTR_WO(svod_cfs_dev_, commit);
 
+static ssize_t svod_cfs_dev_status_show(struct config_item *item, char *page)
+{
+	struct svod_cfs_dev *cdev = to_svod_cfs_dev(item);
+	ssize_t len;
+
+	mutex_lock(&cdev->lock);
+	len = sprintf(page, "%s\n", cdev->sdev ? "bound" : "unbound");
+	mutex_unlock(&cdev->lock);
+	return len;
+}
+CONFIGFS_ATTR_RO(svod_cfs_dev_, status);
+
+static ssize_t svod_cfs_dev_last_apply_show(struct config_item *item, char *page)
+{
+	struct svod_cfs_dev *cdev = to_svod_cfs_dev(item);
+	ssize_t len;
+
+	mutex_lock(&cdev->lock);
+	len = sprintf(page, "%s\n", cdev->last_apply);
+	mutex_unlock(&cdev->lock);
+	return len;
+}
+CONFIGFS_ATTR_RO(svod_cfs_dev_, last_apply);
+
 static struct configfs_attribute *svod_cfs_dev_attrs[] = {
 	&svod_cfs_dev_attr_commit,
+	&svod_cfs_dev_attr_status,
+	&svod_cfs_dev_attr_last_apply,
 	NULL,
 };
 
+static void svod_cfs_dev_release(struct config_item *item)
+{
+	struct svod_cfs_dev *cdev = to_svod_cfs_dev(item);
+
+	mutex_destroy(&cdev->lock);
+	kfree(cdev);
+}
+
+static struct configfs_item_operations svod_cfs_dev_item_ops = {
+	.release = svod_cfs_dev_release,
+};
+
 static const struct config_item_type svod_cfs_dev_type = {
+	.ct_item_ops = &svod_cfs_dev_item_ops,
 	.ct_attrs = svod_cfs_dev_attrs,
 	.ct_owner = THIS_MODULE,
 };
 
-/* No owner and no mkdir: see the comment at the top. */
+/* Links a declaration and its bound device. */
+static void svod_cfs_link(struct svod_cfs_dev *cdev, struct svod_dev *sdev)
+{
+	lockdep_assert_held(&svod_cfs_lock);
+	mutex_lock(&cdev->lock);
+	cdev->sdev = sdev;
+	mutex_unlock(&cdev->lock);
+	sdev->cfs = cdev;
+}
+
+static void svod_cfs_unlink(struct svod_cfs_dev *cdev)
+{
+	lockdep_assert_held(&svod_cfs_lock);
+	mutex_lock(&cdev->lock);
+	cdev->sdev->cfs = NULL;
+	cdev->sdev = NULL;
+	mutex_unlock(&cdev->lock);
+}
+
+/*
+ * Is @name a PCI device name as pci_name() spells it ("0000:00:04.0"), so
+ * that a declaration can only ever name a PCI device?
+ */
+static bool svod_cfs_pci_name_valid(const char *name)
+{
+	unsigned int domain, bus, slot, fn;
+	char canon[32];
+	int len = 0;
+
+	if (sscanf(name, "%x:%x:%x.%x%n", &domain, &bus, &slot, &fn, &len) != 4 ||
+	    name[len] || bus > 0xff || slot > 0x1f || fn > 7)
+		return false;
+	snprintf(canon, sizeof(canon), "%04x:%02x:%02x.%u", domain, bus, slot, fn);
+	return !strcmp(name, canon);
+}
+
+static struct config_group *svod_cfs_dev_make(struct config_group *group,
+					      const char *name)
+{
+	struct svod_cfs_dev *cdev;
+	struct svod_dev *sdev;
+
+	if (!svod_cfs_pci_name_valid(name))
+		return ERR_PTR(-EINVAL);
+	cdev = kzalloc(sizeof(*cdev), GFP_KERNEL);
+	if (!cdev)
+		return ERR_PTR(-ENOMEM);
+	mutex_init(&cdev->lock);
+	INIT_LIST_HEAD(&cdev->staged);
+	strscpy(cdev->last_apply, "none", sizeof(cdev->last_apply));
+	config_group_init_type_name(&cdev->group, name, &svod_cfs_dev_type);
+	config_group_init_type_name(&cdev->tiers_group, "tiers",
+				    &svod_cfs_tiers_type);
+	configfs_add_default_group(&cdev->tiers_group, &cdev->group);
+
+	/* configfs refuses a name already in use: one declaration a device. */
+	mutex_lock(&svod_cfs_lock);
+	list_add_tail(&cdev->node, &svod_cfs_decls);
+	list_for_each_entry(sdev, &svod_cfs_bound, cfs_node) {
+		if (!strcmp(pci_name(sdev->pdev), name)) {
+			svod_cfs_link(cdev, sdev);
+			break;
+		}
+	}
+	mutex_unlock(&svod_cfs_lock);
+	return &cdev->group;
+}
+
+/*
+ * rmdir of a declaration (configfs allows it once its tiers are removed):
+ * the live tiers stay as they are.
+ */
+static void svod_cfs_dev_drop(struct config_group *group,
+			      struct config_item *item)
+{
+	struct svod_cfs_dev *cdev = to_svod_cfs_dev(item);
+
+	mutex_lock(&svod_cfs_lock);
+	list_del(&cdev->node);
+	if (cdev->sdev)
+		svod_cfs_unlink(cdev);
+	mutex_unlock(&svod_cfs_lock);
+	config_item_put(item);
+}
+
+static struct configfs_group_operations svod_cfs_root_group_ops = {
+	.make_group = svod_cfs_dev_make,
+	.drop_item = svod_cfs_dev_drop,
+};
+
 static const struct config_item_type svod_cfs_root_type = {
+	.ct_group_ops = &svod_cfs_root_group_ops,
+	.ct_owner = THIS_MODULE,
 };
 
 static struct configfs_subsystem svod_cfs_subsys = {
@@ -602,264 +763,52 @@ static struct configfs_subsystem svod_cfs_subsys = {
 	},
 };
 
-/*
- * mkdir @name in @parent as a user would (configfs calls the make_group or
- * make_item of @parent).
- */
-static int svod_cfs_mkdir(struct config_group *parent, const char *name)
-{
-	struct dentry *dir = parent->cg_item.ci_dentry;
-	struct dentry *child;
-	int ret;
-
-	inode_lock_nested(d_inode(dir), I_MUTEX_PARENT);
-	child = lookup_one_len(name, dir, strlen(name));
-	if (IS_ERR(child)) {
-		ret = PTR_ERR(child);
-	} else {
-		ret = d_really_is_positive(child) ? -EEXIST :
-		      vfs_mkdir(&init_user_ns, d_inode(dir), child, 0755);
-		dput(child);
-	}
-	inode_unlock(d_inode(dir));
-	return ret;
-}
-
-/*
- * rmdir @item (a directory made by mkdir in @parent) as a user would, unless
- * it is already gone: @node is its entry in its staged list, emptied by the
- * drop_item callbacks. The parent's inode lock keeps a user's rmdir away.
- */
-static int svod_cfs_rmdir(struct svod_cfs_dev *cdev, struct config_group *parent,
-			  struct config_item *item, struct list_head *node)
-{
-	struct dentry *dir = parent->cg_item.ci_dentry;
-	struct dentry *child = NULL;
-	int ret = 0;
-
-	inode_lock_nested(d_inode(dir), I_MUTEX_PARENT);
-	mutex_lock(&cdev->lock);
-	if (!list_empty(node))
-		child = dget(item->ci_dentry);
-	mutex_unlock(&cdev->lock);
-	if (child) {
-		ret = vfs_rmdir(&init_user_ns, d_inode(dir), child);
-		dput(child);
-	}
-	inode_unlock(d_inode(dir));
-	return ret;
-}
-
-/* The next staged tier (with a reference), or NULL. */
-static struct svod_cfs_tier *svod_cfs_first_tier(struct svod_cfs_dev *cdev)
-{
-	struct svod_cfs_tier *t;
-
-	mutex_lock(&cdev->lock);
-	t = list_first_entry_or_null(&cdev->staged, struct svod_cfs_tier, node);
-	if (t)
-		config_group_get(&t->group);
-	mutex_unlock(&cdev->lock);
-	return t;
-}
-
-/* Removes a staged tier's region directories, then the tier's. */
-static int svod_cfs_tier_remove(struct svod_cfs_dev *cdev, struct svod_cfs_tier *t)
-{
-	struct svod_cfs_region *r;
-	int ret;
-
-	for (;;) {
-		mutex_lock(&cdev->lock);
-		r = list_first_entry_or_null(&t->regions, struct svod_cfs_region,
-					     node);
-		if (r)
-			config_item_get(&r->item);
-		mutex_unlock(&cdev->lock);
-		if (!r)
-			break;
-		ret = svod_cfs_rmdir(cdev, &t->reserved_group, &r->item, &r->node);
-		config_item_put(&r->item);
-		if (ret)
-			return ret;
-	}
-	return svod_cfs_rmdir(cdev, &cdev->tiers_group, &t->group.cg_item,
-			      &t->node);
-}
-
 /**
- * struct svod_cfs_work - a tree change made with kernel credentials
- * @work: runs on system_wq
- * @cdev: the device's directory
- * @ret: out: 0 or an errno
- */
-struct svod_cfs_work {
-	struct work_struct work;
-	struct svod_cfs_dev *cdev;
-	int ret;
-};
-
-static void svod_cfs_unload_work(struct work_struct *work)
-{
-	struct svod_cfs_work *w = container_of(work, struct svod_cfs_work, work);
-	struct svod_cfs_tier *t;
-
-	while ((t = svod_cfs_first_tier(w->cdev))) {
-		w->ret = svod_cfs_tier_remove(w->cdev, t);
-		config_group_put(&t->group);
-		if (w->ret)
-			return;
-	}
-}
-
-/* Makes a tier's directory and stages @spec's values in it. */
-static int svod_cfs_load_tier(struct svod_cfs_dev *cdev,
-			      const struct svod_tier_spec *spec)
-{
-	struct svod_cfs_region *r;
-	struct svod_cfs_tier *t;
-	unsigned int i;
-	char name[12];
-	int ret;
-
-	ret = svod_cfs_mkdir(&cdev->tiers_group, spec->name);
-	if (ret)
-		return ret;
-	mutex_lock(&cdev->lock);
-	list_for_each_entry(t, &cdev->staged, node) {
-		if (!strcmp(t->spec.name, spec->name))
-			break;
-	}
-	/* Removed by a user already: nothing to fill in. */
-	if (list_entry_is_head(t, &cdev->staged, node)) {
-		mutex_unlock(&cdev->lock);
-		return 0;
-	}
-	t->spec = *spec;
-	t->set = SVOD_CFS_TIER_REQUIRED;
-	config_group_get(&t->group);
-	mutex_unlock(&cdev->lock);
-
-	for (i = 0; i < spec->nr_reserved; i++) {
-		snprintf(name, sizeof(name), "%u", i);
-		ret = svod_cfs_mkdir(&t->reserved_group, name);
-		if (ret)
-			break;
-		mutex_lock(&cdev->lock);
-		list_for_each_entry(r, &t->regions, node) {
-			if (!strcmp(config_item_name(&r->item), name)) {
-				r->region = spec->reserved[i];
-				r->set = SVOD_CFS_REGION_REQUIRED;
-			}
-		}
-		mutex_unlock(&cdev->lock);
-	}
-	config_group_put(&t->group);
-	return ret;
-}
-
-static void svod_cfs_load_work(struct work_struct *work)
-{
-	struct svod_cfs_work *w = container_of(work, struct svod_cfs_work, work);
-	struct svod_tier_spec *specs;
-	int i, nr;
-
-	specs = kcalloc(SVOD_MAX_DEV_TIERS, sizeof(*specs), GFP_KERNEL);
-	if (!specs) {
-		w->ret = -ENOMEM;
-		return;
-	}
-	nr = svod_dev_get_specs(w->cdev->sdev, specs, SVOD_MAX_DEV_TIERS);
-	for (i = 0; i < nr && !w->ret; i++)
-		w->ret = svod_cfs_load_tier(w->cdev, &specs[i]);
-	kfree(specs);
-}
-
-static int svod_cfs_run(struct svod_cfs_dev *cdev, work_func_t fn)
-{
-	struct svod_cfs_work w = { .cdev = cdev };
-
-	INIT_WORK_ONSTACK(&w.work, fn);
-	schedule_work(&w.work);
-	flush_work(&w.work);
-	destroy_work_on_stack(&w.work);
-	return w.ret;
-}
-
-/**
- * svod_configfs_dev_add() - make a bound device's directory
- * @sdev: the device, registered with its tiers
+ * svod_configfs_dev_bind() - apply a bound device's declaration
+ * @sdev: the device, registered with its default tier
  *
- * The directory svod/<pci name>/ gets one tier directory per current tier
- * of the device, its values staged as they are live.
+ * If svod/<pci name of @sdev>/ exists and declares at least one tier, its
+ * tiers replace the default tier. A refusal is logged, recorded in
+ * last_apply, and leaves the device its default tier: the device binds
+ * either way.
  *
  * Context: process context (probe); may sleep.
- * Return: 0, -ENOMEM or an errno of configfs_register_group() or mkdir.
  */
-int svod_configfs_dev_add(struct svod_dev *sdev)
+void svod_configfs_dev_bind(struct svod_dev *sdev)
 {
 	struct svod_cfs_dev *cdev;
-	int ret;
 
-	cdev = kzalloc(sizeof(*cdev), GFP_KERNEL);
-	if (!cdev)
-		return -ENOMEM;
-	mutex_init(&cdev->lock);
-	INIT_LIST_HEAD(&cdev->staged);
-	cdev->sdev = sdev;
-	config_group_init_type_name(&cdev->group, pci_name(sdev->pdev),
-				    &svod_cfs_dev_type);
-	config_group_init_type_name(&cdev->tiers_group, "tiers",
-				    &svod_cfs_tiers_type);
-	configfs_add_default_group(&cdev->tiers_group, &cdev->group);
-
-	ret = configfs_register_group(&svod_cfs_subsys.su_group, &cdev->group);
-	if (ret) {
-		kfree(cdev);
-		return ret;
+	mutex_lock(&svod_cfs_lock);
+	list_add_tail(&sdev->cfs_node, &svod_cfs_bound);
+	list_for_each_entry(cdev, &svod_cfs_decls, node) {
+		if (strcmp(config_item_name(&cdev->group.cg_item), pci_name(sdev->pdev)))
+			continue;
+		svod_cfs_link(cdev, sdev);
+		mutex_lock(&cdev->lock);
+		if (cdev->nr_staged && svod_cfs_apply(cdev, "bind"))
+			dev_warn(&sdev->pdev->dev, "bind: the declaration in configfs is refused; the default tier stays\n");
+		mutex_unlock(&cdev->lock);
+		break;
 	}
-	sdev->cfs = cdev;
-	ret = svod_cfs_run(cdev, svod_cfs_load_work);
-	if (ret) {
-		dev_err(&sdev->pdev->dev, "configfs: cannot make the tier directories (%d)\n",
-			ret);
-		svod_configfs_dev_remove(sdev);
-	}
-	return ret;
+	mutex_unlock(&svod_cfs_lock);
 }
 
 /**
- * svod_configfs_dev_remove() - remove a device's directory
+ * svod_configfs_dev_unbind() - forget a device that is going away
  * @sdev: the device, still registered
  *
- * From the start, mkdir under the directory and commit fail with -ENODEV.
- * Processes may keep the directories open or be inside them: they are left
- * with removed directories.
+ * Its declaration stays, reads as unbound, and refuses commit with
+ * -ENODEV from now on.
  *
  * Context: process context (remove); may sleep.
  */
-void svod_configfs_dev_remove(struct svod_dev *sdev)
+void svod_configfs_dev_unbind(struct svod_dev *sdev)
 {
-	struct svod_cfs_dev *cdev = sdev->cfs;
-	int ret;
-
-	if (!cdev)
-		return;
-	mutex_lock(&cdev->lock);
-	cdev->sdev = NULL;
-	mutex_unlock(&cdev->lock);
-
-	ret = svod_cfs_run(cdev, svod_cfs_unload_work);
-	sdev->cfs = NULL;
-	if (ret) {
-		/* Still referenced by a directory configfs could not remove. */
-		dev_err(&sdev->pdev->dev, "configfs: a tier directory cannot be removed (%d); svod/%s is left behind\n",
-			ret, pci_name(sdev->pdev));
-		return;
-	}
-	configfs_unregister_group(&cdev->group);
-	mutex_destroy(&cdev->lock);
-	kfree(cdev);
+	mutex_lock(&svod_cfs_lock);
+	list_del(&sdev->cfs_node);
+	if (sdev->cfs)
+		svod_cfs_unlink(sdev->cfs);
+	mutex_unlock(&svod_cfs_lock);
 }
 
 /**
@@ -878,8 +827,7 @@ int svod_configfs_init(void)
 /**
  * svod_configfs_exit() - unregister svod's configfs subsystem
  *
- * Every device's directory is gone by then (the PCI driver is unregistered
- * first).
+ * No declaration exists by then: each holds a reference to the module.
  *
  * Context: process context (module exit).
  */

@@ -198,6 +198,24 @@ static bool svod_tier_in(const struct svod_dev_tier *tier,
 }
 
 /*
+ * Logs why a declaration is refused, "commit: <why>", and keeps the text in
+ * @why (SVOD_DECL_WHY_LEN bytes, or NULL) for configfs's last_apply.
+ */
+static __printf(3, 4) void svod_dev_refuse(struct svod_dev *sdev, char *why,
+					   const char *fmt, ...)
+{
+	char buf[SVOD_DECL_WHY_LEN];
+	va_list args;
+
+	va_start(args, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, args);
+	va_end(args);
+	dev_err(&sdev->pdev->dev, "commit: %s\n", buf);
+	if (why)
+		strscpy(why, buf, SVOD_DECL_WHY_LEN);
+}
+
+/*
  * A tier set being installed: @keep[i] is the current tier @specs[i]
  * leaves as it is, @fresh[i] the tier created for it otherwise.
  */
@@ -206,6 +224,7 @@ struct svod_dev_set {
 	unsigned int nr;
 	struct svod_dev_tier *keep[SVOD_MAX_DEV_TIERS];
 	struct svod_dev_tier *fresh[SVOD_MAX_DEV_TIERS];
+	char *why;
 };
 
 /* Step 1: refuses names of other devices' tiers, finds the tiers kept. */
@@ -216,8 +235,8 @@ static int svod_dev_set_match(struct svod_dev *sdev, struct svod_dev_set *set)
 
 	for (i = 0; i < set->nr; i++) {
 		if (svod_tier_name_taken(sdev, set->specs[i].name)) {
-			dev_err(&sdev->pdev->dev, "commit: tier %s: name used by another device\n",
-				set->specs[i].name);
+			svod_dev_refuse(sdev, set->why, "tier %s: name used by another device",
+					set->specs[i].name);
 			return -EEXIST;
 		}
 		list_for_each_entry(tier, &sdev->tiers, dev_node) {
@@ -254,8 +273,9 @@ static int svod_dev_set_create(struct svod_dev *sdev, struct svod_dev_set *set)
 			if (PTR_ERR(tier) == -EINVAL)
 				why = svod_range_refusal(spec->base, spec->size, spec->align,
 							 spec->reserved, spec->nr_reserved);
-			dev_err(&sdev->pdev->dev, "commit: tier %s: refused: %s (%pe)\n",
-				spec->name, why ?: "could not be set up", tier);
+			svod_dev_refuse(sdev, set->why, "tier %s: refused: %s (%ld)",
+					spec->name, why ?: "could not be set up",
+					PTR_ERR(tier));
 			return PTR_ERR(tier);
 		}
 		set->fresh[i] = tier;
@@ -304,8 +324,8 @@ static int svod_dev_set_lock_going(struct svod_dev *sdev, struct svod_dev_set *s
 		if (svod_tier_in(tier, set->keep, set->nr))
 			continue;
 		if (!svod_dev_tier_trylock_retire(tier)) {
-			dev_err(&sdev->pdev->dev, "commit: tier %s: a transfer is in flight\n",
-				tier->spec.name);
+			svod_dev_refuse(sdev, set->why, "tier %s: a transfer is in flight",
+					tier->spec.name);
 			svod_dev_set_unlock_going(sdev, set, tier);
 			return -EBUSY;
 		}
@@ -315,8 +335,8 @@ static int svod_dev_set_lock_going(struct svod_dev *sdev, struct svod_dev_set *s
 	if (!busy)
 		return 0;
 
-	dev_err(&sdev->pdev->dev, "commit: tier %s: has %u live allocations\n",
-		busy->spec.name, busy->core.nr_live);
+	svod_dev_refuse(sdev, set->why, "tier %s: has %u live allocations",
+			busy->spec.name, busy->core.nr_live);
 	svod_dev_set_unlock_going(sdev, set, NULL);
 	return -EBUSY;
 }
@@ -363,7 +383,7 @@ static void svod_dev_set_install(struct svod_dev *sdev, struct svod_dev_set *set
 
 static int svod_dev_set_tiers_locked(struct svod_dev *sdev,
 				     const struct svod_tier_spec *specs,
-				     unsigned int nr)
+				     unsigned int nr, char *why)
 {
 	struct svod_dev_set *set;
 	int ret;
@@ -376,6 +396,7 @@ static int svod_dev_set_tiers_locked(struct svod_dev *sdev,
 		return -ENOMEM;
 	set->specs = specs;
 	set->nr = nr;
+	set->why = why;
 
 	ret = svod_dev_set_match(sdev, set);
 	if (!ret)
@@ -396,12 +417,14 @@ static int svod_dev_set_tiers_locked(struct svod_dev *sdev,
  * @specs: the new set (reserved regions sorted), checked here by
  *	svod_tier_spec_check()
  * @nr: entries in @specs, at most SVOD_MAX_DEV_TIERS
+ * @why: out: on a refusal, the reason logged (SVOD_DECL_WHY_LEN bytes,
+ *	NUL-terminated); may be NULL
  *
  * A tier whose declaration is unchanged stays as it is (same id, same
  * allocations). Every other current tier is retired, which needs it to have
  * no live allocation and no transfer in flight. Each refusal logs one
- * dev_err line saying why. Never waits for a transfer, on this device or
- * another: a busy tier is refused at once.
+ * dev_err line saying why (copied to @why). Never waits for a transfer, on
+ * this device or another: a busy tier is refused at once.
  *
  * Context: process context; takes svod_decl_lock and the retired tiers' locks.
  * Return: 0; an errno of svod_tier_spec_check(); -EEXIST if a name is used by
@@ -411,23 +434,22 @@ static int svod_dev_set_tiers_locked(struct svod_dev *sdev,
  * The set is unchanged on failure.
  */
 int svod_dev_set_tiers(struct svod_dev *sdev, const struct svod_tier_spec *specs,
-		       unsigned int nr)
+		       unsigned int nr, char *why)
 {
 	u64 bar_len[PCI_STD_NUM_BARS];
-	const char *why;
+	const char *reason;
 	unsigned int bad;
 	int ret;
 
 	svod_dev_bar_lengths(sdev, bar_len);
-	ret = svod_tier_spec_check(specs, nr, bar_len, &why, &bad);
+	ret = svod_tier_spec_check(specs, nr, bar_len, &reason, &bad);
 	if (ret) {
-		dev_err(&sdev->pdev->dev, "commit: tier %s: %s\n",
-			specs[bad].name, why);
+		svod_dev_refuse(sdev, why, "tier %s: %s", specs[bad].name, reason);
 		return ret;
 	}
 
 	mutex_lock(&svod_decl_lock);
-	ret = svod_dev_set_tiers_locked(sdev, specs, nr);
+	ret = svod_dev_set_tiers_locked(sdev, specs, nr, why);
 	mutex_unlock(&svod_decl_lock);
 	return ret;
 }
@@ -496,7 +518,7 @@ int svod_dev_register(struct svod_dev *sdev)
 			 pci_name(sdev->pdev));
 		strreplace(spec.name, ':', '-');
 	}
-	ret = svod_dev_set_tiers_locked(sdev, &spec, 1);
+	ret = svod_dev_set_tiers_locked(sdev, &spec, 1, NULL);
 	if (ret) {
 		svod_tier_seq_begin();
 		list_del(&sdev->node);

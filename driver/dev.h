@@ -20,6 +20,9 @@ struct svod_cfs_dev;
 /* Tiers one device may declare. */
 #define SVOD_MAX_DEV_TIERS	8
 
+/* Bytes of the reason svod_dev_set_tiers() gives for a refusal. */
+#define SVOD_DECL_WHY_LEN	96
+
 /* The default tier of a newly bound device. */
 #define SVOD_DEFAULT_BAR	2
 #define SVOD_DEFAULT_ALIGN	64
@@ -32,9 +35,11 @@ struct svod_cfs_dev;
  * @bars: the BARs tiers use, mapped write-combined (devm-managed) when the
  *	first tier in them is declared; .wc is NULL for the others
  * @kobj_dir: the "svod" directory under the device in sysfs
- * @cfs: the device's directory in configfs
+ * @cfs: the device's declaration in configfs, NULL without one
+ * @cfs_node: entry in configfs.c's list of bound devices
  *
- * Every member but @pdev, @kobj_dir and @cfs is protected by svod_decl_lock.
+ * Every member but @pdev, @kobj_dir, @cfs and @cfs_node is protected by
+ * svod_decl_lock; those two by configfs.c's svod_cfs_lock.
  */
 struct svod_dev {
 	struct pci_dev *pdev;
@@ -43,6 +48,7 @@ struct svod_dev {
 	struct svod_bar bars[PCI_STD_NUM_BARS];
 	struct kobject *kobj_dir;
 	struct svod_cfs_dev *cfs;
+	struct list_head cfs_node;
 };
 
 int svod_tier_spec_check(const struct svod_tier_spec *specs, unsigned int nr,
@@ -50,7 +56,7 @@ int svod_tier_spec_check(const struct svod_tier_spec *specs, unsigned int nr,
 			 unsigned int *bad);
 void svod_dev_bar_lengths(const struct svod_dev *sdev, u64 *bar_len);
 int svod_dev_set_tiers(struct svod_dev *sdev, const struct svod_tier_spec *specs,
-		       unsigned int nr);
+		       unsigned int nr, char *why);
 int svod_dev_get_specs(struct svod_dev *sdev, struct svod_tier_spec *specs,
 		       unsigned int max);
 int svod_dev_register(struct svod_dev *sdev);

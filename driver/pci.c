@@ -74,14 +74,10 @@ static int svod_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = svod_dev_register(sdev);
 	if (ret)
 		goto put_kobj_dir;
-	ret = svod_configfs_dev_add(sdev);
-	if (ret)
-		goto unregister_dev;
+	svod_configfs_dev_bind(sdev);
 	svod_pci_announce(sdev);
 	return 0;
 
-unregister_dev:
-	svod_dev_unregister(sdev);
 put_kobj_dir:
 	kobject_put(sdev->kobj_dir);
 	return ret;
@@ -92,7 +88,7 @@ static void svod_pci_remove(struct pci_dev *pdev)
 	struct svod_dev *sdev = pci_get_drvdata(pdev);
 
 	/* First: no commit may race with the tiers' retirement. */
-	svod_configfs_dev_remove(sdev);
+	svod_configfs_dev_unbind(sdev);
 	svod_dev_unregister(sdev);
 	kobject_put(sdev->kobj_dir);
 }

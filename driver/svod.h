@@ -8,8 +8,10 @@
  *
  * Lock order (outermost first); lockdep checks it:
  *
- *   configfs su_mutex         (configfs's own) mkdir/rmdir in svod's tree
- *   svod_cfs_dev.lock         one device's staged tiers in configfs
+ *   configfs su_mutex         (configfs's own) mkdir/rmdir in svod's tree;
+ *                             the PCI device's lock (probe, remove)
+ *   svod_cfs_lock             declarations, bound devices, their links
+ *   svod_cfs_dev.lock         one declaration's tiers and last_apply
  *   svod_decl_lock            device list and every device's tier set
  *   svod_files_lock           list of open files (debugfs walks it)
  *   svod_file.lock            one open file's handles

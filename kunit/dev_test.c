@@ -62,7 +62,7 @@ static void new_set_replaces_keeps_unchanged(struct kunit *test)
 
 	spec_set(&set[0], "kunit_a", 0, SZ_512K);
 	spec_set(&set[1], "kunit_b", SZ_512K, SZ_256K);
-	KUNIT_ASSERT_EQ(test, 0, svod_dev_set_tiers(&fd->sdev, set, 2));
+	KUNIT_ASSERT_EQ(test, 0, svod_dev_set_tiers(&fd->sdev, set, 2, NULL));
 	KUNIT_EXPECT_TRUE(test, old->gone);
 	/* Found while a reference holds it, but nothing can use it. */
 	alloc.tier = old_id;
@@ -76,7 +76,7 @@ static void new_set_replaces_keeps_unchanged(struct kunit *test)
 	/* kunit_a again, unchanged: the same tier object, the same id. */
 	kept = fake_dev_tier(test, fd, 0);
 	a_id = kept->id;
-	KUNIT_ASSERT_EQ(test, 0, svod_dev_set_tiers(&fd->sdev, set, 1));
+	KUNIT_ASSERT_EQ(test, 0, svod_dev_set_tiers(&fd->sdev, set, 1, NULL));
 	again = fake_dev_tier(test, fd, 0);
 	KUNIT_EXPECT_PTR_EQ(test, kept, again);
 	KUNIT_EXPECT_EQ(test, a_id, again->id);
@@ -100,7 +100,7 @@ static void busy_tier_refused_set_unchanged(struct kunit *test)
 	spec_set(&set[0], "kunit_c", 0, SZ_512K);
 	h = fake_alloc(test, sf, tier->id, SZ_4K, 0, NULL);
 	n = svod_dev_get_specs(&fd->sdev, before, SVOD_MAX_DEV_TIERS);
-	KUNIT_EXPECT_EQ(test, -EBUSY, svod_dev_set_tiers(&fd->sdev, set, 1));
+	KUNIT_EXPECT_EQ(test, -EBUSY, svod_dev_set_tiers(&fd->sdev, set, 1, NULL));
 	KUNIT_ASSERT_EQ(test, n, svod_dev_get_specs(&fd->sdev, after, SVOD_MAX_DEV_TIERS));
 	KUNIT_EXPECT_TRUE(test, svod_tier_spec_equal(&before[0], &after[0]));
 	KUNIT_EXPECT_FALSE(test, tier->gone);

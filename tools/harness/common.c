@@ -2,6 +2,7 @@
 /*
  * Helpers shared by svod's guest harness programs. See common.h.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
@@ -210,15 +211,50 @@ int ht_cfs_read(const char *bdf, const char *rel, char *buf, size_t len)
  * @bdf: PCI address
  * @rel: path under SVOD_CONFIGFS/<bdf>/, e.g. "tiers/fast"
  *
+ * Makes the device's declaration directory first if there is none (as an
+ * administrator would; ht_undeclare_all() removes it).
+ *
  * Context: any thread.
  * Return: 0, or -errno of mkdir().
  */
 int ht_cfs_mkdir(const char *bdf, const char *rel)
 {
 	char path[512];
-	int ret = ht_cfs_path(path, sizeof(path), bdf, rel);
+	int ret = ht_cfs_path(path, sizeof(path), bdf, "");
 
+	if (!ret && mkdir(path, 0755) && errno != EEXIST)
+		return -errno;
+	ret = ret ? ret : ht_cfs_path(path, sizeof(path), bdf, rel);
 	return ret ? ret : mkdir(path, 0755) ? -errno : 0;
+}
+
+/**
+ * ht_undeclare_all() - remove every declaration from configfs
+ *
+ * What a program that declared tiers does last, after putting each
+ * device's live tiers back: svod.ko cannot be unloaded while a
+ * declaration exists, and the next program starts from none.
+ *
+ * Context: any thread.
+ * Return: the number of declarations removed, or -errno.
+ */
+int ht_undeclare_all(void)
+{
+	struct dirent *de;
+	int nr = 0, ret = 0;
+	DIR *dir;
+
+	dir = opendir(SVOD_CONFIGFS);
+	if (!dir)
+		return errno == ENOENT ? 0 : -errno;
+	while (!ret && (de = readdir(dir))) {
+		if (de->d_name[0] == '.')
+			continue;
+		ret = svod_undeclare(de->d_name);
+		nr += !ret;
+	}
+	closedir(dir);
+	return ret ? ret : nr;
 }
 
 /**

@@ -485,7 +485,7 @@ static void test_declare_json(void)
 	nr = svod_devices(bdfs, 8);
 	st = run(ARGS("declare", "--json"));
 	if (st != 0 || nr <= 0 || jdoc(out, &doc)) {
-		tap_ok(0, "declare_json_matches_configfs (%d, %d devices)", st, nr);
+		tap_ok(0, "declare_json_matches_live_tiers (%d, %d devices)", st, nr);
 		return;
 	}
 	a = jlisting(&doc, "devices");
@@ -503,7 +503,7 @@ static void test_declare_json(void)
 			}
 	}
 	tap_ok(a && rows && matched == rows && a->n == rows,
-	       "declare_json_matches_configfs (%u of %u rows)", matched, rows);
+	       "declare_json_matches_live_tiers (%u of %u rows)", matched, rows);
 	jfree(&doc);
 }
 
@@ -689,5 +689,7 @@ int main(void)
 	test_bound_line();
 	test_tracepoints(fd, &t);
 	svod_close(fd);
+	/* Live tiers are back as they were: forget the declarations made. */
+	ht_undeclare_all();
 	return tap_done();
 }

@@ -700,5 +700,7 @@ int main(void)
 	ht_fail_nth_restore(true);
 	close(nth_fd);
 	close(fd);
+	/* Live tiers are back as they were: forget the declarations made. */
+	ht_undeclare_all();
 	return tap_done();
 }

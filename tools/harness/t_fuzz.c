@@ -721,5 +721,7 @@ int main(void)
 		       "fuzz_second_device_declaration_restored");
 	}
 	close(fd);
+	/* Live tiers are back as they were: forget the declarations made. */
+	ht_undeclare_all();
 	return tap_done();
 }

@@ -1412,5 +1412,7 @@ int main(int argc, char **argv)
 		close(wc_fd);
 	}
 	close(fd);
+	/* Live tiers are back as they were: forget the declarations made. */
+	ht_undeclare_all();
 	return tap_done();
 }

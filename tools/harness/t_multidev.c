@@ -365,5 +365,7 @@ int main(void)
 	test_unbind_second();
 	test_declare_second();
 	svod_close(fd);
+	/* Live tiers are back as they were: forget the declarations made. */
+	ht_undeclare_all();
 	return tap_done();
 }

@@ -309,5 +309,7 @@ restore:
 	tap_ok(!ret && svod_tiers_read(bdfs[0], back, sizeof(back)) >= 0 && !strcmp(back, orig),
 	       "storm_restore_declaration (%s)", ret ? svod_errno_name(ret) : "ok");
 	svod_close(fd);
+	/* Live tiers are back as they were: forget the declarations made. */
+	ht_undeclare_all();
 	return tap_done();
 }

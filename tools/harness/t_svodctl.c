@@ -5,7 +5,9 @@
  * a `svodctl run` session (alloc, resolve, stage, read, free, stale handle),
  * `alloc --hold`, `tiers`, `declare` (the round trip of
  * Documentation/svod.rst's example through configfs: declare, read back,
- * a refusal that changes nothing, the original back from stdin) and `top`.
+ * a refusal that changes nothing, the original back from stdin), `declare`
+ * for a device that is not bound (pending, printed as such), `undeclare`,
+ * and `top`.
  * Runs the svodctl that sits next to this binary.
  */
 #include <errno.h>
@@ -19,7 +21,7 @@
 #include "common.h"
 #include "tap.h"
 
-#define NR_CASES	16
+#define NR_CASES	20
 
 static char svodctl[4200];
 static char out[8192], err[4096];
@@ -202,6 +204,28 @@ static void test_declare_round_trip(const char *bdf)
 	tap_ok(st == 0 && !strcmp(out, want), "declare_stdin_restores_original (%d)", st);
 }
 
+/* A device that is not bound: the declaration waits; undeclare forgets it. */
+static void test_declare_unbound(void)
+{
+	static const char absent[] = "0000:00:1e.0";
+	int st;
+
+	st = run(NULL, (const char *[]){ "declare", absent, "later bar=2 offset=0 size=4K", NULL });
+	tap_ok(st == 0 && strstr(out, "0000:00:1e.0: not bound; declared, applied when it binds "
+				      "(last apply: none):\nlater bar=2 offset=0x0 size=0x1000"),
+	       "declare_unbound_device_prints_pending (%d: %.*s)", st, (int)strcspn(out, "\n"),
+	       out);
+	st = run(NULL, (const char *[]){ "declare", absent, NULL });
+	tap_ok(st == 0 && strstr(out, "not bound; declared"), "declare_shows_pending (%d)", st);
+	st = run(NULL, (const char *[]){ "undeclare", absent, NULL });
+	tap_ok(st == 0 && svod_decl_status(absent, NULL, 0) == -ENOENT,
+	       "undeclare_removes_declaration (%d)", st);
+	st = run(NULL, (const char *[]){ "undeclare", absent, NULL });
+	tap_ok(st == 1 && !strncmp(err, "svodctl: undeclare: ENOENT: ", 28),
+	       "undeclare_without_declaration_enoent_line (%d: %.*s)", st,
+	       (int)strcspn(err, "\n"), err);
+}
+
 int main(void)
 {
 	struct svod_tier_info t;
@@ -235,5 +259,8 @@ int main(void)
 	tap_ok(st == 0 && strstr(out, "PID"), "top_runs (%d)", st);
 	svod_close(fd);
 	test_declare_round_trip(t.device);
+	test_declare_unbound();
+	/* Live tiers are back as they were: forget the declarations made. */
+	ht_undeclare_all();
 	return tap_done();
 }

@@ -4,11 +4,13 @@
  * through /sys/bus/pci/drivers/svod/unbind, calls on the gone device's tiers
  * fail with -ENODEV (FREE still succeeds and releases the record), close
  * works, a process storming the tier during the unbind sees only the
- * documented errnos; the device's configfs directory goes even while a
- * process sits inside a tier directory, holds one of its files open and has
- * staged a tier and a region of its own (its calls then fail, nothing
- * crashes); a rebind brings the default tier back, clean, in sysfs and in
- * configfs. Runs last (by name) because it re-creates the device's tiers.
+ * documented errnos. The device's declaration in configfs is the
+ * administrator's and stays: a process inside one of its tier directories
+ * keeps using it, status reads "unbound", commit fails with -ENODEV. At
+ * rebind the declaration is applied: an incomplete one is refused, the
+ * default tier comes back clean and last_apply says why; completed, it is
+ * live after the next rebind. Runs last (by name) because it re-creates the
+ * device's tiers.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,7 +25,7 @@
 #include "common.h"
 #include "tap.h"
 
-#define NR_CASES	21
+#define NR_CASES	26
 
 /* Child: alloc/resolve/free on @id until *stop; exit status = surprises. */
 static void hammer(uint32_t id, int *stop)
@@ -52,34 +54,34 @@ static void hammer(uint32_t id, int *stop)
 }
 
 /*
- * Child: inside @bdf's default tier directory with its size file open,
+ * Child: inside @bdf's declared tier "uncommitted" with its size file open,
  * reports "ready" on @ready, waits for a byte on @go (sent after the
- * unbind), then tries the directory again. Exit status: 0 if every call
- * failed as a removed directory's calls do, else the step that did not.
+ * unbind), then uses the directory again. Exit status: 0 if the
+ * declaration is still all there, else the step that failed.
  */
-static void sit_in_configfs(const char *bdf, const char *tier, int ready, int go)
+static void sit_in_configfs(const char *bdf, int ready, int go)
 {
 	char dir[256], buf[64];
+	ssize_t n;
 	int f;
 
-	snprintf(dir, sizeof(dir), SVOD_CONFIGFS "/%s/tiers/%s", bdf, tier);
+	snprintf(dir, sizeof(dir), SVOD_CONFIGFS "/%s/tiers/uncommitted", bdf);
 	if (chdir(dir) || (f = open("size", O_RDONLY)) < 0)
 		_exit(101);
 	if (write(ready, "r", 1) != 1 || read(go, buf, 1) != 1)
 		_exit(102);
-	if (pread(f, buf, sizeof(buf), 0) >= 0)
+	n = pread(f, buf, sizeof(buf) - 1, 0);
+	if (n < 0 || (buf[n] = '\0', strcmp(buf, "0x1000\n")))
 		_exit(1);
-	if (open("size", O_RDONLY) >= 0 || errno != ENOENT)
+	if (mkdir("reserved/late", 0755) || rmdir("reserved/late"))
 		_exit(2);
-	if (mkdir("reserved/late", 0755) == 0)
+	if (access("../../status", F_OK))
 		_exit(3);
-	if (access("/sys/kernel/config/svod/", F_OK))
-		_exit(4);
 	close(f);
 	_exit(0);
 }
 
-/* Stage a tier with a region that is never committed: unbind removes them. */
+/* Declare a tier without bar and offset, and a region: applying it fails. */
 static int stage_uncommitted(const char *bdf)
 {
 	int ret = ht_cfs_mkdir(bdf, "tiers/uncommitted");
@@ -125,9 +127,9 @@ int main(void)
 		return tap_done();
 	sitter = fork();
 	if (sitter == 0)
-		sit_in_configfs(bdf, tier.name, ready[1], go[0]);
+		sit_in_configfs(bdf, ready[1], go[0]);
 	ret = sitter > 0 && read(ready[0], now, 1) == 1 ? 0 : -EIO;
-	tap_errno(ret, 0, "process_inside_configfs_tier_dir_with_file_open");
+	tap_errno(ret, 0, "process_inside_declared_tier_dir_with_file_open");
 
 	ret = svod_alloc(fd, tier.id, 4096, 0, &a);
 	pid = fork();
@@ -136,12 +138,15 @@ int main(void)
 	usleep(100000);
 
 	tap_errno(svod_driver_bind(bdf, 0), 0, "unbind_with_open_files_and_live_allocation");
-	snprintf(path, sizeof(path), SVOD_CONFIGFS "/%s", bdf);
-	tap_ok(access(path, F_OK) && errno == ENOENT, "unbind_removed_configfs_device_dir");
+	ret = ht_cfs_read(bdf, "status", now, sizeof(now));
+	tap_ok(!ret && !strcmp(now, "unbound"), "unbind_keeps_declaration_status_unbound (%s %s)",
+	       ht_err(ret), now);
 	tap_errno(svod_tiers_read(bdf, now, sizeof(now)), -ENOENT,
-		  "declaration_of_unbound_device_enoent");
+		  "live_tiers_of_unbound_device_enoent");
 	status = write(go[1], "g", 1) == 1 && sitter > 0 ? ht_wait_exit(sitter) : -1;
-	tap_ok(status == 0, "process_inside_removed_configfs_dir_sees_it_gone (step %d)", status);
+	tap_ok(status == 0, "process_inside_declaration_keeps_using_it_after_unbind (step %d)",
+	       status);
+	tap_errno(ht_cfs_write(bdf, "commit", "1"), -ENODEV, "commit_on_unbound_device_enodev");
 	usleep(100000);
 	__atomic_store_n(stop, 1, __ATOMIC_RELAXED);
 	nr = svod_devices(bdfs, 4);
@@ -174,11 +179,35 @@ int main(void)
 	if (svod_tiers_read(bdf, now, sizeof(now)) < 0)
 		now[0] = '\0';
 	tap_ok(!ret && t.capacity == bar && !strcmp(now, orig),
-	       "rebind_default_tier_back_in_configfs (%.*s)", (int)strcspn(now, "\n"), now);
+	       "rebind_refused_declaration_leaves_default_tier (%.*s)", (int)strcspn(now, "\n"),
+	       now);
+	ht_cfs_read(bdf, "last_apply", path, sizeof(path));
+	tap_ok(!strcmp(path, "bind: error -22: tier uncommitted: bar, offset and size must be written"),
+	       "last_apply_says_why_bind_refused (%s)", path);
 	ret = ret ? ret : svod_alloc(fd2, t.id, 4096, 0, &b);
 	tap_ok(!ret && svod_free(fd2, b.handle) == 0, "rebound_tier_allocates");
 	tap_ok(!svod_tier_by_id(fd2, t.id, &t) && t.free_bytes == t.capacity && t.nr_live == 0,
 	       "rebound_tier_clean");
+
+	/* Completed, the declaration is what the next bind applies. */
+	ret = ht_cfs_write(bdf, "tiers/uncommitted/bar", "2");
+	ret = ret ?: ht_cfs_write(bdf, "tiers/uncommitted/offset", "0");
+	ret = ret ?: ht_cfs_write(bdf, "tiers/uncommitted/reserved/r0/size", "64");
+	ret = ret ?: svod_driver_bind(bdf, 0);
+	ret = ret ?: svod_driver_bind(bdf, 1);
+	ht_cfs_read(bdf, "last_apply", path, sizeof(path));
+	if (svod_tiers_read(bdf, now, sizeof(now)) < 0)
+		now[0] = '\0';
+	tap_ok(!ret && !strcmp(path, "bind: ok") &&
+	       !strcmp(now, "uncommitted bar=2 offset=0x0 size=0x1000 base=0x0 align=64 "
+			    "reserved=0x0+0x40\n"),
+	       "completed_declaration_live_after_rebind (%s, %s, %.*s)", ht_err(ret), path,
+	       (int)strcspn(now, "\n"), now);
+	tap_errno(svod_tiers_write(bdf, orig), 0, "original_declared_back");
+	ret = svod_tier_by_device(fd2, bdf, &t);
+	tap_ok(!ret && t.capacity == bar && t.nr_live == 0, "original_tier_live_again");
 	svod_close(fd2);
+	/* Live tiers are back as they were: forget the declarations made. */
+	ht_undeclare_all();
 	return tap_done();
 }

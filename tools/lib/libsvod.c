@@ -1132,6 +1132,13 @@ close_fd:
 	return ret;
 }
 
+/* @buf without its first newline and what follows. */
+static char *svod_chomp(char *buf)
+{
+	buf[strcspn(buf, "\n")] = '\0';
+	return buf;
+}
+
 static int svod_sysfs_write(const char *path, const char *text)
 {
 	size_t len = strlen(text);
@@ -1300,21 +1307,20 @@ static int svod_cfs_tier_names(const char *tiers, char (*names)[SVOD_NAME_LEN],
 }
 
 /**
- * svod_decl_read() - the tiers staged in a device's configfs directory
+ * svod_declared_read() - the tiers a device's configfs directory declares
  * @bdf: PCI address, e.g. "0000:00:04.0"
  * @decls: out: up to @cap tiers, sorted by BAR, then offset
  * @cap: entries at @decls
  *
- * After every successful commit (and from bind on) the staged tiers are the
- * device's live tiers.
+ * The administrator's declaration, bound or not, applied or not (see
+ * svod_decl_status()); svod_decl_read() gives what is live.
  *
  * Context: any thread.
  * Return: the number of tiers (only @cap are filled), or -errno: -ENOENT if
- * the device is not bound or configfs not mounted at SVOD_CONFIGFS, -ENODATA
- * if a staged tier lacks bar, offset or size, -E2BIG beyond
- * SVOD_DECL_MAX_TIERS.
+ * there is no declaration, -ENODATA if a tier lacks bar, offset or size,
+ * -E2BIG beyond SVOD_DECL_MAX_TIERS.
  */
-int svod_decl_read(const char *bdf, struct svod_tier_decl *decls, unsigned int cap)
+int svod_declared_read(const char *bdf, struct svod_tier_decl *decls, unsigned int cap)
 {
 	char tiers[256], names[SVOD_DECL_MAX_TIERS][SVOD_NAME_LEN];
 	struct svod_tier_decl d;
@@ -1330,6 +1336,113 @@ int svod_decl_read(const char *bdf, struct svod_tier_decl *decls, unsigned int c
 		if ((unsigned int)i < cap)
 			decls[i] = d;
 	}
+	if (nr > 0)
+		qsort(decls, (unsigned int)nr < cap ? (unsigned int)nr : cap, sizeof(*decls),
+		      svod_cmp_decl);
+	return nr;
+}
+
+/*
+ * The BAR and BAR offset of @bdf's live tier @name: sysfs has one directory
+ * per live tier under the device's svod/, with its name in "name".
+ */
+static int svod_sysfs_tier_place(const char *bdf, const char *name,
+				 struct svod_tier_decl *d)
+{
+	char dir[256], path[640], buf[64];
+	struct dirent *de;
+	uint64_t bar;
+	DIR *sdir;
+	int ret = -ENOENT;
+
+	if (svod_path(dir, sizeof(dir), SVOD_SYSFS_DEVICES "/%s/svod", bdf))
+		return -ENAMETOOLONG;
+	sdir = opendir(dir);
+	if (!sdir)
+		return -errno;
+	while (ret == -ENOENT && (de = readdir(sdir))) {
+		if (de->d_name[0] == '.' ||
+		    svod_path(path, sizeof(path), "%s/%s/name", dir, de->d_name) ||
+		    svod_sysfs_read(path, buf, sizeof(buf)) < 0 ||
+		    strcmp(svod_chomp(buf), name))
+			continue;
+		ret = svod_path(path, sizeof(path), "%s/%s/bar", dir, de->d_name);
+		if (!ret)
+			ret = svod_sysfs_read(path, buf, sizeof(buf)) < 0 ? -EIO :
+			      svod_parse_value(buf, &bar);
+		if (!ret)
+			ret = svod_path(path, sizeof(path), "%s/%s/bar_offset", dir, de->d_name);
+		if (!ret)
+			ret = svod_sysfs_read(path, buf, sizeof(buf)) < 0 ? -EIO :
+			      svod_parse_value(buf, &d->offset);
+		if (!ret && bar > UINT32_MAX)
+			ret = -EINVAL;
+		d->bar = (uint32_t)bar;
+	}
+	closedir(sdir);
+	return ret;
+}
+
+/**
+ * svod_decl_read() - a bound device's live tiers, as declarations
+ * @bdf: PCI address, e.g. "0000:00:04.0"
+ * @decls: out: up to @cap tiers, sorted by BAR, then offset
+ * @cap: entries at @decls
+ *
+ * The tiers in use (QUERY for their placement and reserved regions, sysfs
+ * for their BAR and offset), whatever configfs declares: a declaration
+ * not yet applied (an unbound device's, or one not committed) is not live.
+ *
+ * Context: any thread; opens /dev/svod.
+ * Return: the number of tiers (only @cap are filled), or -errno: -ENOENT if
+ * the device is not bound, those of svod_open() and svod_query_full(),
+ * -E2BIG beyond SVOD_DECL_MAX_TIERS.
+ */
+int svod_decl_read(const char *bdf, struct svod_tier_decl *decls, unsigned int cap)
+{
+	struct svod_tier_info *tiers = NULL;
+	struct svod_region *regions = NULL;
+	uint32_t nr_tiers, nr_regions, i, j;
+	struct svod_tier_decl d;
+	char path[256];
+	int fd, nr = 0, ret = 0;
+
+	if (svod_path(path, sizeof(path), SVOD_SYSFS_DRIVER "/%s", bdf))
+		return -ENAMETOOLONG;
+	if (access(path, F_OK))
+		return -ENOENT;
+	fd = svod_open();
+	if (fd < 0)
+		return fd;
+	ret = svod_query_full(fd, &tiers, &nr_tiers, &regions, &nr_regions);
+	svod_close(fd);
+	for (i = 0; !ret && i < nr_tiers; i++) {
+		const struct svod_tier_info *t = &tiers[i];
+
+		if ((t->flags & SVOD_TIER_GONE) || strcmp(t->device, bdf))
+			continue;
+		if (nr == SVOD_DECL_MAX_TIERS) {
+			ret = -E2BIG;
+			break;
+		}
+		memset(&d, 0, sizeof(d));
+		snprintf(d.name, sizeof(d.name), "%s", t->name);
+		d.size = t->capacity;
+		d.base = t->device_base;
+		d.align = t->align;
+		for (j = 0; j < t->nr_reserved && j < SVOD_MAX_RESERVED &&
+			    t->first_reserved + j < nr_regions; j++)
+			d.reserved[d.nr_reserved++] = regions[t->first_reserved + j];
+		qsort(d.reserved, d.nr_reserved, sizeof(d.reserved[0]), svod_cmp_region);
+		ret = svod_sysfs_tier_place(bdf, d.name, &d);
+		if (!ret && (unsigned int)nr < cap)
+			decls[nr] = d;
+		nr += !ret;
+	}
+	free(tiers);
+	free(regions);
+	if (ret)
+		return ret;
 	if (nr > 0)
 		qsort(decls, (unsigned int)nr < cap ? (unsigned int)nr : cap, sizeof(*decls),
 		      svod_cmp_decl);
@@ -1421,44 +1534,117 @@ static int svod_cfs_stage(const char *bdf, const struct svod_tier_decl *decls,
 }
 
 /**
- * svod_decl_write() - replace a device's tiers through configfs
+ * svod_undeclare() - remove a device's declaration from configfs
+ * @bdf: PCI address, e.g. "0000:00:04.0"
+ *
+ * rmdir of its reserved regions, its tiers and its directory. The live
+ * tiers stay as they are; the next bind gives the device its default tier.
+ *
+ * Context: any thread; needs root (configfs).
+ * Return: 0, or -errno (-ENOENT when there is no declaration).
+ */
+int svod_undeclare(const char *bdf)
+{
+	char dir[256], tiers[256], names[SVOD_DECL_MAX_TIERS][SVOD_NAME_LEN];
+	int nr, i, ret = 0;
+
+	if (svod_path(dir, sizeof(dir), SVOD_CONFIGFS "/%s", bdf) ||
+	    svod_path(tiers, sizeof(tiers), "%s/tiers", dir))
+		return -ENAMETOOLONG;
+	nr = svod_cfs_tier_names(tiers, names, SVOD_DECL_MAX_TIERS);
+	if (nr < 0)
+		return nr;
+	for (i = 0; !ret && i < nr; i++)
+		ret = svod_cfs_remove_tier(tiers, names[i], 0);
+	if (!ret && rmdir(dir))
+		ret = -errno;
+	return ret;
+}
+
+/**
+ * svod_decl_status() - whether a declaration's device is bound, and how
+ *	the declaration was last applied
+ * @bdf: PCI address, e.g. "0000:00:04.0"
+ * @last_apply: out, may be NULL: the driver's last_apply text ("none",
+ *	"bind: ok", "commit: error -16: ..."), without the newline
+ * @len: bytes at @last_apply
+ *
+ * Context: any thread.
+ * Return: 1 if the device is bound, 0 if not, or -errno (-ENOENT when there
+ * is no declaration).
+ */
+int svod_decl_status(const char *bdf, char *last_apply, size_t len)
+{
+	char path[256], buf[32];
+	int ret;
+
+	if (svod_path(path, sizeof(path), SVOD_CONFIGFS "/%s/status", bdf))
+		return -ENAMETOOLONG;
+	ret = svod_sysfs_read(path, buf, sizeof(buf));
+	if (ret < 0)
+		return ret;
+	if (last_apply && len) {
+		if (svod_path(path, sizeof(path), SVOD_CONFIGFS "/%s/last_apply", bdf))
+			return -ENAMETOOLONG;
+		ret = svod_sysfs_read(path, last_apply, len);
+		if (ret < 0)
+			return ret;
+		svod_chomp(last_apply);
+	}
+	return !strcmp(svod_chomp(buf), "bound");
+}
+
+/**
+ * svod_decl_write() - declare a device's tiers in configfs, and apply them
  * @bdf: PCI address, e.g. "0000:00:04.0"
  * @decls: the new set
  * @nr: entries in @decls (at most SVOD_DECL_MAX_TIERS)
  *
- * Stages @decls in the device's directory (rmdir of the tiers not in it,
- * mkdir and writes of the others), then writes 1 to commit: the driver
- * applies all of it or none of it. If staging or the commit fails, the
- * staged tree is put back as it was, so it still shows the live set.
+ * Makes the device's directory if there is none, writes @decls in it (rmdir
+ * of the tiers not in it, mkdir and writes of the others), then, if the
+ * device is bound, writes 1 to commit: the driver applies all of it or none
+ * of it. For a device that is not bound the declaration waits for its
+ * bind (svod_decl_status() says how it went). If staging or the commit
+ * fails, the declaration is put back as it was (or removed, if this call
+ * made it).
  *
- * Context: any thread; the commit needs CAP_SYS_ADMIN.
+ * Context: any thread; needs root (configfs, and CAP_SYS_ADMIN to commit).
  * Return: 0, or -errno (-EPERM, -EINVAL, -ERANGE, -EEXIST, -EBUSY, -ENOSPC
- * for too many tiers or regions, ...).
+ * for too many tiers or regions, -ENODEV if the device went away meanwhile,
+ * -EINVAL for a @bdf that is not a PCI name, ...).
  */
 int svod_decl_write(const char *bdf, const struct svod_tier_decl *decls,
 		    unsigned int nr)
 {
 	struct svod_tier_decl *old;
 	char path[256];
-	int nr_old, ret;
+	int nr_old = 0, made, ret;
 
 	if (nr > SVOD_DECL_MAX_TIERS)
 		return -ENOSPC;
+	if (svod_path(path, sizeof(path), SVOD_CONFIGFS "/%s", bdf))
+		return -ENAMETOOLONG;
+	made = !mkdir(path, 0755);
+	if (!made && errno != EEXIST)
+		return -errno;
 	old = calloc(SVOD_DECL_MAX_TIERS, sizeof(*old));
 	if (!old)
 		return -ENOMEM;
-	nr_old = svod_decl_read(bdf, old, SVOD_DECL_MAX_TIERS);
+	if (!made)
+		nr_old = svod_declared_read(bdf, old, SVOD_DECL_MAX_TIERS);
 	if (nr_old < 0 || nr_old > SVOD_DECL_MAX_TIERS) {
 		free(old);
 		return nr_old < 0 ? nr_old : -E2BIG;
 	}
 	ret = svod_cfs_stage(bdf, decls, nr);
-	if (!ret) {
+	if (!ret && svod_decl_status(bdf, NULL, 0) == 1) {
 		ret = svod_path(path, sizeof(path), SVOD_CONFIGFS "/%s/commit", bdf);
 		if (!ret)
 			ret = svod_sysfs_write(path, "1");
 	}
-	if (ret)
+	if (ret && made)
+		svod_undeclare(bdf);
+	else if (ret)
 		svod_cfs_stage(bdf, old, (unsigned int)nr_old);
 	free(old);
 	return ret;
@@ -1467,8 +1653,8 @@ int svod_decl_write(const char *bdf, const struct svod_tier_decl *decls,
 /**
  * svod_tiers_read() - a device's tiers in the declaration format
  * @bdf: PCI address, e.g. "0000:00:04.0"
- * @buf: out: the text, NUL-terminated, one tier per line (svod_decl_format()),
- *	as svod_decl_read() orders them
+ * @buf: out: the live tiers as text, NUL-terminated, one tier per line
+ *	(svod_decl_format()), as svod_decl_read() orders them
  * @len: bytes at @buf
  *
  * Context: any thread.
@@ -1499,14 +1685,15 @@ int svod_tiers_read(const char *bdf, char *buf, size_t len)
 }
 
 /**
- * svod_tiers_write() - replace a device's tiers with a text declaration
+ * svod_tiers_write() - declare a device's tiers with a text declaration
  * @bdf: PCI address, e.g. "0000:00:04.0"
  * @text: the new declaration: lines or ';'-separated tiers (blank: no tier)
  *
- * Parses @text (svod_decl_parse_set()) and applies it with
- * svod_decl_write(): all of it or none of it.
+ * Parses @text (svod_decl_parse_set()) and declares it with
+ * svod_decl_write(): applied at once, all of it or none of it, on a bound
+ * device; at its bind on another.
  *
- * Context: any thread; needs CAP_SYS_ADMIN.
+ * Context: any thread; needs root.
  * Return: 0, or -errno (-EINVAL for malformed text, and those of
  * svod_decl_write()).
  */

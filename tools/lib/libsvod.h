@@ -168,6 +168,9 @@ int svod_decl_format(const struct svod_tier_decl *decl, char *buf, size_t len);
 int svod_decl_read(const char *bdf, struct svod_tier_decl *decls, unsigned int cap);
 int svod_decl_write(const char *bdf, const struct svod_tier_decl *decls,
 		    unsigned int nr);
+int svod_declared_read(const char *bdf, struct svod_tier_decl *decls, unsigned int cap);
+int svod_decl_status(const char *bdf, char *last_apply, size_t len);
+int svod_undeclare(const char *bdf);
 int svod_tiers_read(const char *bdf, char *buf, size_t len);
 int svod_tiers_write(const char *bdf, const char *text);
 int svod_devices(char (*bdfs)[SVOD_NAME_LEN], unsigned int cap);

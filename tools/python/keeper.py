@@ -19,7 +19,7 @@ import sys
 
 import svod
 
-CONFIGFS = "/sys/kernel/config/svod"
+SYSFS_DEVICES = "/sys/bus/pci/devices"
 
 # (length, engine, seed): odd lengths, both engines where there is DMA.
 RANGES = ((3, "cpu", 0x5eed0001), (4099, "cpu", 0x5eed0002),
@@ -38,12 +38,25 @@ def xorshift32_bytes(seed, length):
     return bytes(out)
 
 
+def live_tier_dir(tier):
+    """``tier``'s sysfs directory: the one under its device's svod/ naming it."""
+    top = f"{SYSFS_DEVICES}/{tier.device}/svod"
+    for entry in sorted(os.listdir(top)):
+        try:
+            with open(f"{top}/{entry}/name") as f:
+                if f.read().strip() == tier.name:
+                    return f"{top}/{entry}"
+        except OSError:
+            continue
+    raise RuntimeError(f"tier {tier.name} is not live under {top}")
+
+
 def bar2_offset(tier, addr):
-    """BAR 2 offset of device address ``addr`` of ``tier`` (its declaration)."""
-    d = f"{CONFIGFS}/{tier.device}/tiers/{tier.name}"
+    """BAR 2 offset of device address ``addr`` of ``tier`` (as it is live)."""
+    d = live_tier_dir(tier)
     with open(f"{d}/bar") as f:
         bar = int(f.read(), 0)
-    with open(f"{d}/offset") as f:
+    with open(f"{d}/bar_offset") as f:
         offset = int(f.read(), 0)
     if bar != 2:
         raise ValueError(f"tier {tier.name} lies in BAR {bar}, not BAR 2")

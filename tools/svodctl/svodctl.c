@@ -64,13 +64,18 @@ static const struct svodctl_cmd cmds[] = {
 	  "Copy bytes out of an allocation, hex dump unless --out (in `svodctl run`)." },
 	{ "declare", svodctl_cmd_declare,
 	  "[BDF [DECLARATION | -]] | [BDF] (--json | -o COLUMNS | --raw | --noheadings)",
-	  "Show the tiers of every device (or of BDF), or replace BDF's tiers\n"
-	  "\twith DECLARATION (lines or ';'-separated; '-' reads stdin):\n"
+	  "Show the live tiers of every device (or of BDF), or declare BDF's\n"
+	  "\ttiers as DECLARATION (lines or ';'-separated; '-' reads stdin):\n"
 	  "\t<name> bar=<n> offset=<off> size=<bytes> [base=<addr>] [align=<n>]\n"
 	  "\t[reserved=<base>+<size>,...]; numbers as below. Done in\n"
-	  "\t" SVOD_CONFIGFS "/BDF/ (mkdir, rmdir, one value per file, commit).\n"
-	  "\tNeeds CAP_SYS_ADMIN. With an output option, a listing; columns:\n"
+	  "\t" SVOD_CONFIGFS "/BDF/ (mkdir, rmdir, one value per file, commit):\n"
+	  "\tapplied at once if BDF is bound, else when it binds, and again at\n"
+	  "\tevery bind. Needs root. With an output option, a listing; columns:\n"
 	  "\tDEVICE NAME BAR OFFSET SIZE BASE ALIGN REGIONS." },
+	{ "undeclare", svodctl_cmd_undeclare, "BDF",
+	  "Remove BDF's declaration from configfs: its live tiers stay until it\n"
+	  "\tbinds again, with its default tier. svod.ko cannot be unloaded while\n"
+	  "\ta declaration exists." },
 	{ "run", svodctl_cmd_run, "[FILE]",
 	  "Run commands, one per line (from FILE or stdin), on one open file;\n"
 	  "\t\"%N\" is the handle of the N-th alloc, \"%\" the latest; '#' starts a comment." },
@@ -653,12 +658,37 @@ static int svod_nodev(const char *cmd, int err)
 	return svodctl_err(cmd, err, "(listing %s)", SVOD_SYSFS_DRIVER);
 }
 
+/* What @bdf declares in configfs, for a device that is not bound. */
+static int declare_show_pending(const char *bdf)
+{
+	struct svod_tier_decl decls[SVOD_DECL_MAX_TIERS];
+	char line[SVOD_DECL_LINE_MAX], last[160];
+	int nr, i;
+
+	nr = svod_declared_read(bdf, decls, SVOD_DECL_MAX_TIERS);
+	if (nr < 0)
+		return nr;
+	if (svod_decl_status(bdf, last, sizeof(last)) < 0)
+		snprintf(last, sizeof(last), "unknown");
+	printf("%s: not bound; declared, applied when it binds (last apply: %s):\n",
+	       bdf, last);
+	for (i = 0; i < nr && i < SVOD_DECL_MAX_TIERS; i++) {
+		if (svod_decl_format(&decls[i], line, sizeof(line)) < 0)
+			return -ENOSPC;
+		printf("%s\n", line);
+	}
+	return 0;
+}
+
+/* @bdf's live tiers; a declaration for it if it is not bound. */
 static int declare_show(const char *bdf)
 {
 	char text[4096];
 	int ret;
 
 	ret = svod_tiers_read(bdf, text, sizeof(text));
+	if (ret == -ENOENT)
+		return declare_show_pending(bdf) ? -ENOENT : 0;
 	if (ret < 0)
 		return ret;
 	printf("%s:\n", bdf);
@@ -751,6 +781,32 @@ static int declare_write(const char *cmd, const char *bdf, const char *text)
 	if (ret)
 		return svodctl_err(cmd, ret, "%s (the kernel log says why)", bdf);
 	return declare_show(bdf) ? 1 : 0;
+}
+
+/**
+ * svodctl_cmd_undeclare() - `svodctl undeclare BDF`
+ * @argc: argument count
+ * @argv: arguments
+ *
+ * Removes @BDF's declaration from configfs; its live tiers stay until the
+ * device binds again (with its default tier).
+ *
+ * Context: main thread.
+ * Return: exit status.
+ */
+int svodctl_cmd_undeclare(int argc, char **argv)
+{
+	int ret;
+
+	if (svodctl_wants_help(argc, argv))
+		return svodctl_help(argv[0], 0);
+	if (argc != 2)
+		return svodctl_help(argv[0], SVODCTL_USAGE);
+	ret = svod_undeclare(argv[1]);
+	if (ret == -ENOENT)
+		return svodctl_err(argv[0], ret, "%s has no declaration in %s", argv[1],
+				   SVOD_CONFIGFS);
+	return ret ? svodctl_err(argv[0], ret, "%s", argv[1]) : 0;
 }
 
 /**

@@ -29,6 +29,7 @@ int svodctl_cmd_resolve(int argc, char **argv);
 int svodctl_cmd_stage(int argc, char **argv);
 int svodctl_cmd_read(int argc, char **argv);
 int svodctl_cmd_declare(int argc, char **argv);
+int svodctl_cmd_undeclare(int argc, char **argv);
 int svodctl_cmd_run(int argc, char **argv);
 int svodctl_cmd_demo(int argc, char **argv);
 int svodctl_cmd_plan(int argc, char **argv);
