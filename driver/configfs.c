@@ -678,11 +678,18 @@ static void svod_cfs_unlink(struct svod_cfs_dev *cdev)
 	mutex_unlock(&cdev->lock);
 }
 
-/*
- * Is @name a PCI device name as pci_name() spells it ("0000:00:04.0"), so
- * that a declaration can only ever name a PCI device?
+/**
+ * svod_decl_pci_name_valid() - may a declaration have this name?
+ * @name: NUL-terminated directory name
+ *
+ * Only a PCI device name as pci_name() spells it ("0000:00:04.0": domain,
+ * bus, slot and function in lower-case hexadecimal, zero-padded), so that
+ * a declaration names exactly one possible device.
+ *
+ * Context: any context.
+ * Return: true if @name is one.
  */
-static bool svod_cfs_pci_name_valid(const char *name)
+bool svod_decl_pci_name_valid(const char *name)
 {
 	unsigned int domain, bus, slot, fn;
 	char canon[32];
@@ -694,6 +701,7 @@ static bool svod_cfs_pci_name_valid(const char *name)
 	snprintf(canon, sizeof(canon), "%04x:%02x:%02x.%u", domain, bus, slot, fn);
 	return !strcmp(name, canon);
 }
+EXPORT_SYMBOL_IF_KUNIT(svod_decl_pci_name_valid);
 
 static struct config_group *svod_cfs_dev_make(struct config_group *group,
 					      const char *name)
@@ -701,7 +709,7 @@ static struct config_group *svod_cfs_dev_make(struct config_group *group,
 	struct svod_cfs_dev *cdev;
 	struct svod_dev *sdev;
 
-	if (!svod_cfs_pci_name_valid(name))
+	if (!svod_decl_pci_name_valid(name))
 		return ERR_PTR(-EINVAL);
 	cdev = kzalloc(sizeof(*cdev), GFP_KERNEL);
 	if (!cdev)

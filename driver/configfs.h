@@ -16,5 +16,6 @@ void svod_configfs_dev_bind(struct svod_dev *sdev);
 void svod_configfs_dev_unbind(struct svod_dev *sdev);
 
 int svod_decl_parse_u64(const char *buf, u64 *val);
+bool svod_decl_pci_name_valid(const char *name);
 
 #endif /* SVOD_CONFIGFS_H */

@@ -64,6 +64,23 @@ static void name_valid_chars_and_length(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, svod_tier_name_valid("t\n"));
 }
 
+/* A declaration's directory is named exactly as pci_name() names a device. */
+static void pci_name_only_as_the_kernel_spells_it(struct kunit *test)
+{
+	static const char *const bad[] = {
+		"", "svod", "0000:00:04", "0000:00:04.0x", "0000:00:0A.0", "00:04.0",
+		"0:00:04.0", "0000:00:20.0", "0000:00:04.8", "0000:100:04.0",
+		"0000:00:04.0\n", " 0000:00:04.0", "+000:00:04.0",
+	};
+	unsigned int i;
+
+	KUNIT_EXPECT_TRUE(test, svod_decl_pci_name_valid("0000:00:04.0"));
+	KUNIT_EXPECT_TRUE(test, svod_decl_pci_name_valid("0000:ff:1f.7"));
+	KUNIT_EXPECT_TRUE(test, svod_decl_pci_name_valid("10000:00:00.0"));
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		KUNIT_EXPECT_FALSE_MSG(test, svod_decl_pci_name_valid(bad[i]), "\"%s\"", bad[i]);
+}
+
 static struct svod_tier_spec spec(const char *name, unsigned int bar,
 				  u64 offset, u64 size)
 {
@@ -217,6 +234,7 @@ static void check_duplicate_name_einval(struct kunit *test)
 static struct kunit_case svod_decl_cases[] = {
 	KUNIT_CASE(parse_u64_one_trailing_newline),
 	KUNIT_CASE(name_valid_chars_and_length),
+	KUNIT_CASE(pci_name_only_as_the_kernel_spells_it),
 	KUNIT_CASE(sort_reserved_by_base_then_size),
 	KUNIT_CASE(equal_any_field_differs),
 	KUNIT_CASE(check_default_tier_ok),
