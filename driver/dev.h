@@ -14,7 +14,6 @@
 #include "stage.h"
 #include "tier.h"
 
-struct kobject;
 struct svod_cfs_dev;
 
 /* Tiers one device may declare. */
@@ -31,17 +30,15 @@ struct svod_cfs_dev;
  * @tiers: the device's current tiers (struct svod_dev_tier.dev_node)
  * @bars: the BARs tiers use, mapped write-combined (devm-managed) when the
  *	first tier in them is declared; .wc is NULL for the others
- * @kobj_dir: the "svod" directory under the device in sysfs
  * @cfs: the device's directory in configfs
  *
- * Every member but @pdev, @kobj_dir and @cfs is protected by svod_decl_lock.
+ * Every member but @pdev and @cfs is protected by svod_decl_lock.
  */
 struct svod_dev {
 	struct pci_dev *pdev;
 	struct list_head node;
 	struct list_head tiers;
 	struct svod_bar bars[PCI_STD_NUM_BARS];
-	struct kobject *kobj_dir;
 	struct svod_cfs_dev *cfs;
 };
 
