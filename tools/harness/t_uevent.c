@@ -8,7 +8,9 @@
  *  - staging values in configfs without commit sends no svod event;
  *  - a commit that replaces the tier set sends "remove" for each retired
  *    tier, then "add" for each new one (the order svod documents);
- *  - a refused commit (a tier past the end of its BAR) sends no svod event;
+ *  - a refused commit sends no svod event, whether refused before it made
+ *    the new tiers (a tier past the end of its BAR) or after (EBUSY: their
+ *    devices were added, silently, and go again);
  *  - the commit that puts the original declaration back does the same;
  *  - unbind sends "remove" for each tier before the PCI device's "unbind";
  *  - bind sends "add" for the default tier before the PCI device's "bind"
@@ -31,7 +33,7 @@
 #include "common.h"
 #include "tap.h"
 
-#define NR_CASES	26
+#define NR_CASES	29
 #define WAIT_MS		5000
 /* How long "no event" is watched for. */
 #define QUIET_MS	700
@@ -272,6 +274,7 @@ int main(void)
 	struct svod_tier_info tier, t;
 	char bdfs[4][SVOD_NAME_LEN];
 	long id_orig, id_a, id_b, id;
+	struct svod_alloc a = {};
 	struct evlog log;
 	int s, fd, nr, ret, i, ok, had_cfs_dir;
 	uint64_t bar = 0;
@@ -336,6 +339,22 @@ int main(void)
 	       event_right(&log, find_tier(&log, "add", "uev_b"), id_b),
 	       "commit_add_of_each_new_tier (tier%ld, tier%ld)", id_a, id_b);
 	tap_ok(log.n == 3 && i == 0, "commit_sends_remove_then_adds_only (%d events)", log.n);
+
+	/*
+	 * A commit refused after it made the new tiers' devices (EBUSY: the
+	 * tier it would retire has a live allocation): no event either.
+	 */
+	ret = svod_alloc(fd, (uint32_t)id_b, 4096, 0, &a);
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)bar / 4);
+	ret = ret ? ret : ht_cfs_write(bdf, "tiers/uev_b/size", num);
+	drain(s);
+	tap_errno(ret ? ret : ht_cfs_write(bdf, "commit", "1"), -EBUSY,
+		  "commit_retiring_tier_with_allocation_ebusy");
+	gather(s, &log, NULL);
+	tap_ok(log.n == 0, "busy_commit_sends_no_event (%d)", log.n);
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)bar / 2);
+	ret = ht_cfs_write(bdf, "tiers/uev_b/size", num);
+	tap_errno(ret ? ret : svod_free(fd, a.handle), 0, "uev_b_size_back_and_allocation_freed");
 
 	/* A refused commit: no event at all. */
 	drain(s);
