@@ -99,6 +99,7 @@ KREL = $$(for d in /lib/modules/*/; do \
 install-modules: modules
 	$(MAKE) -C $(KDIR) M=$(CURDIR) $(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) modules_install
 	install -D -m 0644 tools/udev/60-svod.rules $(DESTDIR)$(UDEVDIR)/60-svod.rules
+	install -D -m 0644 tools/udev/61-svod-tier.rules $(DESTDIR)$(UDEVDIR)/61-svod-tier.rules
 ifeq ($(DESTDIR),)
 	@rel=$(KREL); rel=$${rel:-$$(cat $(KDIR)/include/config/kernel.release)}; \
 	echo "depmod -a $$rel"; depmod -a $$rel
@@ -118,7 +119,7 @@ uninstall-modules:
 			[ -n "$(DESTDIR)" ] || depmod -a $$(basename $$d); }; \
 		done; \
 	done
-	rm -f $(DESTDIR)$(UDEVDIR)/60-svod.rules
+	rm -f $(DESTDIR)$(UDEVDIR)/60-svod.rules $(DESTDIR)$(UDEVDIR)/61-svod-tier.rules
 	@echo "uninstall: group svod kept (groupdel svod removes it)"
 
 uninstall-tools:

@@ -247,7 +247,10 @@ static int svod_dev_set_match(struct svod_dev *sdev, struct svod_dev_set *set)
 	return 0;
 }
 
-/* Step 2: creates the new tiers, unpublished, with their sysfs directories. */
+/*
+ * Step 2: creates the new tiers, unpublished, with their sysfs devices (not
+ * announced yet: a refusal after this step sends no uevent).
+ */
 static int svod_dev_set_create(struct svod_dev *sdev, struct svod_dev_set *set)
 {
 	struct svod_dev_tier *tier;
@@ -260,7 +263,7 @@ static int svod_dev_set_create(struct svod_dev *sdev, struct svod_dev_set *set)
 		ret = svod_dev_bar_map(sdev, set->specs[i].bar);
 		tier = ret ? ERR_PTR(ret) : svod_dev_tier_create(sdev, &set->specs[i]);
 		if (!IS_ERR(tier)) {
-			ret = svod_sysfs_tier_add(tier, sdev->kobj_dir);
+			ret = svod_sysfs_tier_add(tier, &sdev->pdev->dev);
 			if (ret) {
 				svod_dev_tier_put(tier);
 				tier = ERR_PTR(ret);
@@ -379,6 +382,11 @@ static void svod_dev_set_install(struct svod_dev *sdev, struct svod_dev_set *set
 		list_move_tail(&tier->dev_node, &sdev->tiers);
 	}
 	svod_tier_seq_end();
+	/* The retired tiers' "remove" uevents went first, in svod_dev_tier_drop(). */
+	for (i = 0; i < set->nr; i++) {
+		if (set->fresh[i])
+			svod_sysfs_tier_announce(set->fresh[i]);
+	}
 }
 
 static int svod_dev_set_tiers_locked(struct svod_dev *sdev,
@@ -483,7 +491,7 @@ EXPORT_SYMBOL_IF_KUNIT(svod_dev_get_specs);
 
 /**
  * svod_dev_register() - add a device and give it its default tier
- * @sdev: the device, its kobj_dir set up
+ * @sdev: the device, bound to its PCI device (the parent of its tiers' devices)
  *
  * The default tier covers the whole of BAR 2 (device base 0, align 64) and is
  * named "bar2", or "bar2-<pci name with ':' as '-'>" if another device already

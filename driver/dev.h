@@ -14,7 +14,6 @@
 #include "stage.h"
 #include "tier.h"
 
-struct kobject;
 struct svod_cfs_dev;
 
 /* Tiers one device may declare. */
@@ -34,11 +33,10 @@ struct svod_cfs_dev;
  * @tiers: the device's current tiers (struct svod_dev_tier.dev_node)
  * @bars: the BARs tiers use, mapped write-combined (devm-managed) when the
  *	first tier in them is declared; .wc is NULL for the others
- * @kobj_dir: the "svod" directory under the device in sysfs
  * @cfs: the device's declaration in configfs, NULL without one
  * @cfs_node: entry in configfs.c's list of bound devices
  *
- * Every member but @pdev, @kobj_dir, @cfs and @cfs_node is protected by
+ * Every member but @pdev, @cfs and @cfs_node is protected by
  * svod_decl_lock; those two by configfs.c's svod_cfs_lock.
  */
 struct svod_dev {
@@ -46,7 +44,6 @@ struct svod_dev {
 	struct list_head node;
 	struct list_head tiers;
 	struct svod_bar bars[PCI_STD_NUM_BARS];
-	struct kobject *kobj_dir;
 	struct svod_cfs_dev *cfs;
 	struct list_head cfs_node;
 };

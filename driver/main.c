@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * svod: the /dev/svod misc device, its file operations, and the
- * registration of the PCI driver and the configfs subsystem: the top of the
- * layers (Documentation/svod.rst, "Layout"). All bound devices' tiers appear
- * under one /dev/svod. Each module parameter lives with the code that reads
+ * registration of the PCI driver, the configfs subsystem and the sysfs
+ * class: the top of the layers (Documentation/svod.rst, "Layout"). All bound
+ * devices' tiers appear under one /dev/svod. Each module parameter lives with the code that reads
  * it (file.c, alloc.c, planner.c, stage.c).
  */
 #include <linux/fs.h>
@@ -17,6 +17,7 @@
 #include "mmap.h"
 #include "stage.h"
 #include "svod.h"
+#include "sysfs.h"
 #include "tier.h"
 
 static const struct file_operations svod_fops = {
@@ -60,12 +61,18 @@ static int __init svod_init(void)
 	if (ret)
 		goto deregister_misc;
 
-	ret = svod_pci_register();
+	ret = svod_sysfs_init();
 	if (ret)
 		goto exit_configfs;
 
+	ret = svod_pci_register();
+	if (ret)
+		goto exit_sysfs;
+
 	return 0;
 
+exit_sysfs:
+	svod_sysfs_exit();
 exit_configfs:
 	svod_configfs_exit();
 deregister_misc:
@@ -83,6 +90,7 @@ exit_stage:
 static void __exit svod_exit(void)
 {
 	svod_pci_unregister();
+	svod_sysfs_exit();
 	svod_configfs_exit();
 	misc_deregister(&svod_misc);
 	svod_mmap_exit();

@@ -3,7 +3,6 @@
  * svod PCI driver: binds devices whose BARs hold memory tiers. QEMU's
  * ivshmem-plain is in the ID table; other devices are bound through new_id.
  */
-#include <linux/kobject.h>
 #include <linux/module.h>
 #include <linux/pci.h>
 
@@ -66,21 +65,13 @@ static int svod_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (ret)
 		return ret;
 
-	sdev->kobj_dir = kobject_create_and_add("svod", &pdev->dev.kobj);
-	if (!sdev->kobj_dir)
-		return -ENOMEM;
-
 	pci_set_drvdata(pdev, sdev);
 	ret = svod_dev_register(sdev);
 	if (ret)
-		goto put_kobj_dir;
+		return ret;
 	svod_configfs_dev_bind(sdev);
 	svod_pci_announce(sdev);
 	return 0;
-
-put_kobj_dir:
-	kobject_put(sdev->kobj_dir);
-	return ret;
 }
 
 static void svod_pci_remove(struct pci_dev *pdev)
@@ -90,7 +81,6 @@ static void svod_pci_remove(struct pci_dev *pdev)
 	/* First: no commit may race with the tiers' retirement. */
 	svod_configfs_dev_unbind(sdev);
 	svod_dev_unregister(sdev);
-	kobject_put(sdev->kobj_dir);
 }
 
 static struct pci_driver svod_pci_driver = {

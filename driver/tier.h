@@ -19,7 +19,7 @@
 #include "core/range.h"
 #include "stage.h"
 
-struct kobject;
+struct device;
 struct svod_dev;
 
 /* Reserved regions one tier may have (not an ABI limit). */
@@ -51,12 +51,13 @@ struct svod_tier_spec {
 /**
  * struct svod_dev_tier - a tier of a bound device, as userspace names it
  * @ref: one reference for the device's tier set, one per allocation, one
- *	for the sysfs directory, and short ones for lookups
+ *	for the sysfs device, and short ones for lookups
  * @id: stable id in svod_tier_xa
  * @spec: the declaration
  * @device: NUL-terminated name of the PCI device that declared the tier
  * @sdev: the owning device; NULL once @gone
- * @kobj: the tier's sysfs directory (svod/<id>), NULL once retired
+ * @dev: the tier's device in the class "svod" (svod/tier<id> under the
+ *	PCI device, sysfs.c), NULL once retired or for a KUnit fake device
  * @dev_node: entry in @sdev's tier list (svod_decl_lock)
  * @io_sem: held for read around every access to the tier's BAR (scrub,
  *	STAGE, READ); held for write while the tier is retired, so the BAR is
@@ -85,7 +86,7 @@ struct svod_dev_tier {
 	struct svod_tier_spec spec;
 	char device[SVOD_NAME_LEN];
 	struct svod_dev *sdev;
-	struct kobject *kobj;
+	struct device *dev;
 	struct list_head dev_node;
 	/* Protects BAR access (read) against retirement (write). */
 	struct rw_semaphore io_sem;

@@ -6,7 +6,6 @@
 #include <kunit/test.h>
 #include <linux/atomic.h>
 #include <linux/fs.h>
-#include <linux/kobject.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
@@ -47,7 +46,6 @@ static void fake_dev_free(struct kunit_resource *res)
 	struct fake_dev *fd = res->data;
 
 	fake_dev_remove(fd);
-	kobject_put(fd->sdev.kobj_dir);
 	vfree(fd->mem);
 	kfree(fd->pdev.dev.init_name);
 	kfree(fd);
@@ -75,10 +73,12 @@ struct fake_dev *fake_dev_add(struct kunit *test, u64 len)
 	KUNIT_ASSERT_NOT_NULL(test, fd);
 	name = kasprintf(GFP_KERNEL, "svod-kunit-%d", atomic_inc_return(&fake_dev_nr));
 	fd->mem = vmalloc(len);
-	fd->sdev.kobj_dir = name ? kobject_create_and_add(name, kernel_kobj) : NULL;
+	/*
+	 * Never registered: svod's tiers of this device get no sysfs device
+	 * (svod_sysfs_tier_add()), the rest of svod runs as for a real one.
+	 */
 	fd->pdev.dev.init_name = name;
-	if (!name || !fd->mem || !fd->sdev.kobj_dir) {
-		kobject_put(fd->sdev.kobj_dir);
+	if (!name || !fd->mem) {
 		vfree(fd->mem);
 		kfree(name);
 		kfree(fd);

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * t_abidoc: the ABI documents match what the driver really makes. Every
- * file and directory under each bound device's svod/ in sysfs, under
- * /sys/kernel/config/svod/ and under /sys/module/svod/parameters/ matches a
+ * file and directory under each bound device's svod/ in sysfs (but the
+ * driver core's generic entries of a tier's device, driver_core_entries[]),
+ * under /sys/class/svod/, under /sys/kernel/config/svod/ and under
+ * /sys/module/svod/parameters/ matches a
  * What: of Documentation/ABI/testing/{sysfs-driver-svod,configfs-svod}
- * (<...> there stands for one path component), and every What matches at
+ * (<...> there stands for the rest of one path component, as in
+ * tier<id>), and every What matches at
  * least one of them; each mismatch is printed. So that every documented
  * directory exists, a tier and a reserved region are staged (mkdir only,
  * never committed: nothing live changes) on the first device and removed
@@ -21,9 +24,10 @@
 #include "common.h"
 #include "tap.h"
 
-#define NR_CASES	10
+#define NR_CASES	12
 
 #define MAX_PATHS	512
+#define SVOD_SYSFS_CLASS	"/sys/class/svod"
 #define STAGED_TIER	"t_abidoc"
 #define STAGED_REGION	"r0"
 
@@ -59,7 +63,36 @@ static struct tree trees[] = {
 	{ .name = "sysfs tiers", .what_prefix = SVOD_SYSFS_DEVICES "/" },
 	{ .name = "configfs", .what_prefix = SVOD_CONFIGFS },
 	{ .name = "module parameters", .what_prefix = SVOD_SYSFS_PARAMS "/" },
+	{ .name = "sysfs class", .what_prefix = SVOD_SYSFS_CLASS },
 };
+
+/*
+ * A tier is a struct device: the driver core gives its directory these
+ * entries, as it does every device's. They are the kernel's ABI
+ * (Documentation/ABI/testing/sysfs-devices-*), not svod's, and vary with the
+ * kernel's configuration (power/), so they are skipped here. The driver
+ * core's uevent is not: svod documents it, it shows svod's SVOD_* keys.
+ */
+static const char *const driver_core_entries[] = { "subsystem", "device", "power" };
+
+/* Is @dir a tier's directory, .../svod/tier<id>? */
+static int is_tier_dir(const char *dir)
+{
+	const char *base = strrchr(dir, '/');
+
+	return base && base - dir >= 5 && !strncmp(base - 5, "/svod/tier", 10) &&
+	       base[5] && strspn(base + 5, "0123456789") == strlen(base + 5);
+}
+
+static int driver_core_entry(const char *dir, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; is_tier_dir(dir) && i < ARRAY_SIZE(driver_core_entries); i++)
+		if (!strcmp(name, driver_core_entries[i]))
+			return 1;
+	return 0;
+}
 
 static void paths_add(struct paths *p, const char *path)
 {
@@ -131,13 +164,19 @@ static int parse_doc(const char *name, const char *doc)
 	return bad;
 }
 
-/* Does @path match @what, where a <...> component of @what matches any one? */
+/*
+ * Does @path match @what, where a component of @what that ends in <...>
+ * matches any component that starts with what comes before the '<' and has
+ * at least one more character ("<bdf>", "tier<id>")?
+ */
 static int path_matches(const char *what, const char *path)
 {
 	while (*what && *path) {
 		size_t wl = strcspn(what, "/"), pl = strcspn(path, "/");
+		const char *lt = memchr(what, '<', wl);
+		size_t fixed = lt ? (size_t)(lt - what) : 0;
 
-		if (!(what[0] == '<' && what[wl - 1] == '>' && pl) &&
+		if (!(lt && what[wl - 1] == '>' && pl > fixed && !strncmp(what, path, fixed)) &&
 		    (wl != pl || strncmp(what, path, wl)))
 			return 0;
 		what += wl;
@@ -166,7 +205,8 @@ static void walk(struct paths *p, const char *dir, int add_self)
 		return;
 	}
 	while ((d = readdir(dp))) {
-		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
+		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, "..") ||
+		    driver_core_entry(dir, d->d_name))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
 		if (lstat(path, &st))
@@ -257,6 +297,7 @@ int main(void)
 	}
 	walk(&trees[1].found, SVOD_CONFIGFS, 1);
 	walk(&trees[2].found, SVOD_SYSFS_PARAMS, 0);
+	walk(&trees[3].found, SVOD_SYSFS_CLASS, 1);
 
 	ret = 0;
 	if (staged) {

@@ -7,12 +7,15 @@ of one or more What: lines, then Date:, KernelVersion:, Contact: and
 Description: in that order, each once and not empty, and an optional Users:;
 no other tag. Date is "Month YYYY", KernelVersion a release such as 6.1, no
 What is documented twice, and each file documents only its own tree
-(sysfs-driver-svod: the PCI device's svod/ and /sys/module/svod/parameters/;
+(sysfs-driver-svod: the PCI device's svod/, /sys/class/svod and
+/sys/module/svod/parameters/;
 configfs-svod: /sys/kernel/config/svod).
 
 Then the documents against the source: the attribute names the driver
 declares (driver/sysfs.c's tier attributes, driver/configfs.c's
-CONFIGFS_ATTR()s, every module parameter) are exactly the leaves documented.
+CONFIGFS_ATTR()s, every module parameter) and the one driver core file svod
+documents (a tier's uevent, where its keys are read) are exactly the leaves
+documented.
 The guest's t_abidoc compares the trees the driver really makes.
 
 `abidoc.py --selftest` checks that a broken entry is reported.
@@ -25,12 +28,18 @@ import sys
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ABI = os.path.join(TOP, "Documentation/ABI/testing")
 FILES = {
-    "sysfs-driver-svod": ("/sys/bus/pci/devices/<bdf>/svod", "/sys/module/svod/parameters/"),
+    "sysfs-driver-svod": ("/sys/bus/pci/devices/<bdf>/svod", "/sys/class/svod",
+                          "/sys/module/svod/parameters/"),
     "configfs-svod": ("/sys/kernel/config/svod",),
 }
 FIELDS = ["Date", "KernelVersion", "Contact", "Description"]
 MONTHS = ("January February March April May June July August September October "
           "November December").split()
+TIER_DIR = "/sys/bus/pci/devices/<bdf>/svod/tier<id>/"
+# A tier is a struct device: of the files the driver core gives every device,
+# svod documents uevent (its SVOD_* keys); the others (subsystem, device,
+# power/) are the kernel's ABI, and the guest's t_abidoc skips them by name.
+DRIVER_CORE_FILES = ("uevent",)
 TAG = re.compile(r"^([A-Za-z]+):(.*)$")
 
 
@@ -87,8 +96,8 @@ def source_leaves():
     """The documented leaf each attribute the source declares should have."""
     sysfs = open(os.path.join(TOP, "driver/sysfs.c")).read()
     attrs = re.search(r"svod_tier_attrs\[\] = \{(.*?)\};", sysfs, re.S).group(1)
-    leaves = {"/sys/bus/pci/devices/<bdf>/svod/<id>/" + a
-              for a in re.findall(r"&svod_attr_(\w+)\.attr", attrs)}
+    leaves = {TIER_DIR + a for a in re.findall(r"&dev_attr_(\w+)\.attr", attrs)}
+    leaves |= {TIER_DIR + a for a in DRIVER_CORE_FILES}
     cfs = open(os.path.join(TOP, "driver/configfs.c")).read()
     where = {"dev": "/sys/kernel/config/svod/<bdf>/",
              "tier": "/sys/kernel/config/svod/<bdf>/tiers/<tier>/",
@@ -140,7 +149,7 @@ def check():
     # Directories are documented too; only files have a leaf in the source.
     files = {w for w in documented
              if any(w.startswith(p) for p in ("/sys/module/svod/parameters/",
-                                              "/sys/bus/pci/devices/<bdf>/svod/<id>/"))
+                                              TIER_DIR))
              or re.search(r"/(commit|bar|offset|size|base|align)$", w)}
     diff = [f"declared in driver/, not documented: {x}" for x in sorted(leaves - documented.keys())]
     diff += [f"documented file the source does not declare: {x}" for x in sorted(files - leaves)]
