@@ -23,8 +23,9 @@
  * 64 bits (or 32 for bar) with -ERANGE, and the kernel log names the accepted
  * forms. A declaration is applied, as one, by svod_dev_set_tiers(), which
  * keeps, replaces or refuses the whole set: when its device binds (if it
- * declares at least one tier; a refusal leaves the default tier), and at
- * each commit while it is bound. It outlives unbind and rebind; sysfs shows
+ * declares at least one tier, the device starts with them instead of its
+ * default tier; a refusal leaves the default tier), and at each commit
+ * while it is bound. It outlives unbind and rebind; sysfs shows
  * what is live.
  *
  * Every item type names svod.ko as its owner, so each directory an
@@ -547,16 +548,42 @@ static int svod_cfs_tier_spec(struct svod_cfs_dev *cdev, struct svod_cfs_tier *t
 }
 
 /*
- * Applies the declaration to its bound device (@event is "bind" or
- * "commit") and records the result for last_apply.
+ * The declaration as specs (SVOD_MAX_DEV_TIERS entries at @specs): their
+ * number, or -EINVAL with the reason in @why.
  */
-static int svod_cfs_apply(struct svod_cfs_dev *cdev, const char *event)
+static int svod_cfs_specs(struct svod_cfs_dev *cdev, struct svod_tier_spec *specs,
+			  char *why)
+{
+	struct svod_cfs_tier *t;
+	int nr = 0, ret;
+
+	lockdep_assert_held(&cdev->lock);
+	list_for_each_entry(t, &cdev->staged, node) {
+		ret = svod_cfs_tier_spec(cdev, t, &specs[nr++], why);
+		if (ret)
+			return ret;
+	}
+	return nr;
+}
+
+/* Records an apply's result (@event is "bind" or "commit") for last_apply. */
+static void svod_cfs_applied(struct svod_cfs_dev *cdev, const char *event,
+			     int ret, const char *why)
+{
+	lockdep_assert_held(&cdev->lock);
+	if (!ret)
+		snprintf(cdev->last_apply, sizeof(cdev->last_apply), "%s: ok", event);
+	else
+		snprintf(cdev->last_apply, sizeof(cdev->last_apply), "%s: error %d%s%s",
+			 event, ret, why[0] ? ": " : "", why);
+}
+
+/* Applies the declaration to its bound device at commit. */
+static int svod_cfs_commit(struct svod_cfs_dev *cdev)
 {
 	char why[SVOD_DECL_WHY_LEN] = "";
 	struct svod_tier_spec *specs;
-	struct svod_cfs_tier *t;
-	unsigned int nr = 0;
-	int ret = 0;
+	int ret;
 
 	lockdep_assert_held(&cdev->lock);
 	specs = kcalloc(SVOD_MAX_DEV_TIERS, sizeof(*specs), GFP_KERNEL);
@@ -564,22 +591,14 @@ static int svod_cfs_apply(struct svod_cfs_dev *cdev, const char *event)
 		ret = -ENOMEM;
 		goto out;
 	}
-	list_for_each_entry(t, &cdev->staged, node) {
-		ret = svod_cfs_tier_spec(cdev, t, &specs[nr++], why);
-		if (ret) {
-			dev_err(&cdev->sdev->pdev->dev, "%s: %s\n", event, why);
-			break;
-		}
-	}
-	if (!ret)
-		ret = svod_dev_set_tiers(cdev->sdev, specs, nr, why);
+	ret = svod_cfs_specs(cdev, specs, why);
+	if (ret < 0)
+		dev_err(&cdev->sdev->pdev->dev, "commit: %s\n", why);
+	else
+		ret = svod_dev_set_tiers(cdev->sdev, specs, ret, why);
 	kfree(specs);
 out:
-	if (!ret)
-		snprintf(cdev->last_apply, sizeof(cdev->last_apply), "%s: ok", event);
-	else
-		snprintf(cdev->last_apply, sizeof(cdev->last_apply), "%s: error %d%s%s",
-			 event, ret, why[0] ? ": " : "", why);
+	svod_cfs_applied(cdev, "commit", ret, why);
 	return ret;
 }
 
@@ -603,7 +622,7 @@ static ssize_t svod_cfs_dev_commit_store(struct config_item *item,
 				    config_item_name(item));
 		ret = -ENODEV;
 	} else {
-		ret = svod_cfs_apply(cdev, "commit");
+		ret = svod_cfs_commit(cdev);
 	}
 	mutex_unlock(&cdev->lock);
 	return ret ? ret : count;
@@ -771,34 +790,67 @@ static struct configfs_subsystem svod_cfs_subsys = {
 	},
 };
 
-/**
- * svod_configfs_dev_bind() - apply a bound device's declaration
- * @sdev: the device, registered with its default tier
- *
- * If svod/<pci name of @sdev>/ exists and declares at least one tier, its
- * tiers replace the default tier. A refusal is logged, recorded in
- * last_apply, and leaves the device its default tier: the device binds
- * either way.
- *
- * Context: process context (probe); may sleep.
- */
-void svod_configfs_dev_bind(struct svod_dev *sdev)
+/* The declaration for @name, or NULL. */
+static struct svod_cfs_dev *svod_cfs_find(const char *name)
 {
 	struct svod_cfs_dev *cdev;
 
-	mutex_lock(&svod_cfs_lock);
-	list_add_tail(&sdev->cfs_node, &svod_cfs_bound);
+	lockdep_assert_held(&svod_cfs_lock);
 	list_for_each_entry(cdev, &svod_cfs_decls, node) {
-		if (strcmp(config_item_name(&cdev->group.cg_item), pci_name(sdev->pdev)))
-			continue;
-		svod_cfs_link(cdev, sdev);
-		mutex_lock(&cdev->lock);
-		if (cdev->nr_staged && svod_cfs_apply(cdev, "bind"))
-			dev_warn(&sdev->pdev->dev, "bind: the declaration in configfs is refused; the default tier stays\n");
-		mutex_unlock(&cdev->lock);
-		break;
+		if (!strcmp(config_item_name(&cdev->group.cg_item), name))
+			return cdev;
 	}
+	return NULL;
+}
+
+/**
+ * svod_configfs_dev_bind() - register a bound device with its declared tiers
+ * @sdev: the device, not yet registered
+ *
+ * If svod/<pci name of @sdev>/ declares at least one tier, the device starts
+ * with those tiers (svod_dev_register()); a refused declaration is logged,
+ * recorded in last_apply, and leaves the device its default tier. Without a
+ * declaration it gets the default tier.
+ *
+ * Context: process context (probe); may sleep.
+ * Return: 0, or an errno of svod_dev_register(): the device is not added.
+ */
+int svod_configfs_dev_bind(struct svod_dev *sdev)
+{
+	char why[SVOD_DECL_WHY_LEN] = "";
+	struct svod_tier_spec *specs = NULL;
+	struct svod_cfs_dev *cdev;
+	int nr = 0, refused = 0, ret;
+
+	mutex_lock(&svod_cfs_lock);
+	cdev = svod_cfs_find(pci_name(sdev->pdev));
+	if (cdev) {
+		mutex_lock(&cdev->lock);
+		if (cdev->nr_staged) {
+			specs = kcalloc(SVOD_MAX_DEV_TIERS, sizeof(*specs), GFP_KERNEL);
+			nr = specs ? svod_cfs_specs(cdev, specs, why) : -ENOMEM;
+			if (nr < 0 && specs)
+				dev_err(&sdev->pdev->dev, "bind: %s\n", why);
+		}
+	}
+	ret = svod_dev_register(sdev, specs, max(nr, 0), &refused, why);
+	if (nr < 0)
+		refused = nr;
+	if (!ret)
+		list_add_tail(&sdev->cfs_node, &svod_cfs_bound);
+	if (cdev && !ret) {
+		cdev->sdev = sdev;
+		sdev->cfs = cdev;
+		if (nr || refused)
+			svod_cfs_applied(cdev, "bind", refused, why);
+		if (refused)
+			dev_warn(&sdev->pdev->dev, "bind: the declaration in configfs is refused; the default tier stays\n");
+	}
+	if (cdev)
+		mutex_unlock(&cdev->lock);
 	mutex_unlock(&svod_cfs_lock);
+	kfree(specs);
+	return ret;
 }
 
 /**

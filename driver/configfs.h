@@ -12,7 +12,7 @@ struct svod_dev;
 
 int svod_configfs_init(void);
 void svod_configfs_exit(void);
-void svod_configfs_dev_bind(struct svod_dev *sdev);
+int svod_configfs_dev_bind(struct svod_dev *sdev);
 void svod_configfs_dev_unbind(struct svod_dev *sdev);
 
 int svod_decl_parse_u64(const char *buf, u64 *val);

@@ -490,34 +490,55 @@ int svod_dev_get_specs(struct svod_dev *sdev, struct svod_tier_spec *specs,
 EXPORT_SYMBOL_IF_KUNIT(svod_dev_get_specs);
 
 /**
- * svod_dev_register() - add a device and give it its default tier
+ * svod_dev_register() - add a device with its declared tiers, or its default
  * @sdev: the device, bound to its PCI device (the parent of its tiers' devices)
+ * @specs: the administrator's declaration (reserved regions sorted), checked
+ *	here; NULL when there is none
+ * @nr: entries in @specs; 0 for the default tier
+ * @refused: out, may be NULL: 0 if @specs was applied (or @nr is 0), else
+ *	the errno svod_dev_set_tiers() would give, with its reason in @why
+ * @why: out, may be NULL: SVOD_DECL_WHY_LEN bytes
  *
- * The default tier covers the whole of BAR 2 (device base 0, align 64) and is
- * named "bar2", or "bar2-<pci name with ':' as '-'>" if another device already
- * has a "bar2". A device without a memory BAR 2 starts with no tier.
+ * The device starts with @specs' tiers if they can be applied, so nothing
+ * sees a default tier come and go. Otherwise (or without @specs) it gets the
+ * default tier: the whole of BAR 2 (device base 0, align 64) named "bar2",
+ * or "bar2-<pci name with ':' as '-'>" if another device already has a
+ * "bar2". A device without a memory BAR 2 then starts with no tier.
  *
  * Context: process context; takes svod_decl_lock.
- * Return: 0, or an errno of svod_dev_set_tiers(); the device is not added
- * on failure.
+ * Return: 0, or an errno of svod_dev_set_tiers() for the default tier; the
+ * device is not added on failure.
  */
-int svod_dev_register(struct svod_dev *sdev)
+int svod_dev_register(struct svod_dev *sdev, const struct svod_tier_spec *specs,
+		      unsigned int nr, int *refused, char *why)
 {
 	struct svod_tier_spec spec = {
 		.bar = SVOD_DEFAULT_BAR,
 		.align = SVOD_DEFAULT_ALIGN,
 	};
 	u64 bar_len[PCI_STD_NUM_BARS];
+	const char *reason;
+	unsigned int bad;
 	int ret = 0;
 
 	svod_dev_bar_lengths(sdev, bar_len);
 	spec.size = bar_len[SVOD_DEFAULT_BAR];
+	if (nr) {
+		ret = svod_tier_spec_check(specs, nr, bar_len, &reason, &bad);
+		if (ret)
+			svod_dev_refuse(sdev, why, "tier %s: %s", specs[bad].name, reason);
+	}
 
 	mutex_lock(&svod_decl_lock);
 	svod_tier_seq_begin();
 	list_add_tail(&sdev->node, &svod_devices);
 	svod_tier_seq_end();
-	if (!spec.size)
+	if (nr && !ret)
+		ret = svod_dev_set_tiers_locked(sdev, specs, nr, why);
+	if (refused)
+		*refused = ret;
+	ret = 0;
+	if (!list_empty(&sdev->tiers) || !spec.size)
 		goto unlock;
 
 	strscpy(spec.name, "bar2", sizeof(spec.name));

@@ -56,7 +56,8 @@ int svod_dev_set_tiers(struct svod_dev *sdev, const struct svod_tier_spec *specs
 		       unsigned int nr, char *why);
 int svod_dev_get_specs(struct svod_dev *sdev, struct svod_tier_spec *specs,
 		       unsigned int max);
-int svod_dev_register(struct svod_dev *sdev);
+int svod_dev_register(struct svod_dev *sdev, const struct svod_tier_spec *specs,
+		      unsigned int nr, int *refused, char *why);
 unsigned int svod_tier_seq_read(void);
 bool svod_tier_seq_changed(unsigned int seq);
 void svod_dev_unregister(struct svod_dev *sdev);

@@ -66,10 +66,9 @@ static int svod_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		return ret;
 
 	pci_set_drvdata(pdev, sdev);
-	ret = svod_dev_register(sdev);
+	ret = svod_configfs_dev_bind(sdev);
 	if (ret)
 		return ret;
-	svod_configfs_dev_bind(sdev);
 	svod_pci_announce(sdev);
 	return 0;
 }

@@ -100,7 +100,7 @@ struct fake_dev *fake_dev_add(struct kunit *test, u64 len)
 	bar->ops = &fake_bar_ops;
 	bar->priv = fd;
 
-	ret = svod_dev_register(&fd->sdev);
+	ret = svod_dev_register(&fd->sdev, NULL, 0, NULL, NULL);
 	fd->registered = !ret;
 	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, NULL, fake_dev_free,
 							 GFP_KERNEL, fd));

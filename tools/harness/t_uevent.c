@@ -14,7 +14,9 @@
  *  - the commit that puts the original declaration back does the same;
  *  - unbind sends "remove" for each tier before the PCI device's "unbind";
  *  - bind sends "add" for the default tier before the PCI device's "bind"
- *    (svod adds its tiers in probe; the driver core sends "bind" after).
+ *    (svod adds its tiers in probe; the driver core sends "bind" after);
+ *  - bind with a declaration made while unbound sends "add" for each
+ *    declared tier and nothing for the default tier, which never exists.
  * Every event awaited has a 5 s timeout; other subsystems' events are
  * skipped. The device ends as it began: its default tier, and its
  * declaration in configfs as it was (none, in a harness run).
@@ -33,7 +35,7 @@
 #include "common.h"
 #include "tap.h"
 
-#define NR_CASES	29
+#define NR_CASES	33
 #define WAIT_MS		5000
 /* How long "no event" is watched for. */
 #define QUIET_MS	700
@@ -413,6 +415,38 @@ int main(void)
 	tap_ok(!ret && !strcmp(t.name, tier.name) && t.capacity == tier.capacity &&
 	       t.align == tier.align && t.device_base == tier.device_base,
 	       "default_tier_back_as_it_was (%s)", ht_err(ret));
+
+	/* Declared while unbound: bind adds those tiers, never the default. */
+	snprintf(text, sizeof(text), "uev_p bar=2 offset=0 size=%llu;uev_q bar=2 offset=%llu size=%llu",
+		 (unsigned long long)bar / 2, (unsigned long long)bar / 2,
+		 (unsigned long long)bar / 2);
+	ret = svod_driver_bind(bdf, 0);
+	ret = ret ?: svod_tiers_write(bdf, text);
+	tap_errno(ret, 0, "declare_two_tiers_while_unbound");
+	drain(s);
+	tap_errno(svod_driver_bind(bdf, 1), 0, "bind_with_declaration");
+	w = (struct want){ .adds = 2, .pci_action = "bind" };
+	gather(s, &log, &w);
+	tier_id(fd, "uev_p", &id_a);
+	tier_id(fd, "uev_q", &id_b);
+	i = find_pci(&log, "bind");
+	tap_ok(event_right(&log, find_tier(&log, "add", "uev_p"), id_a) &&
+	       event_right(&log, find_tier(&log, "add", "uev_q"), id_b) && log.n == 3 && i == 2 &&
+	       find_tier(&log, "add", tier.name) < 0,
+	       "bind_adds_declared_tiers_only_then_pci_bind (%d events)", log.n);
+	/* Back to the default tier, declared as at the start. */
+	ret = 0;
+	for (i = 0; !ret && i < (int)ARRAY_SIZE(fields); i++) {
+		snprintf(rel, sizeof(rel), "tiers/%s", tier.name);
+		ret = i ? 0 : ht_cfs_mkdir(bdf, rel);
+		snprintf(rel, sizeof(rel), "tiers/%s/%s", tier.name, fields[i]);
+		ret = ret ? ret : ht_cfs_write(bdf, rel, orig[i]);
+	}
+	ret = ret ?: ht_cfs_rmdir(bdf, "tiers/uev_p");
+	ret = ret ?: ht_cfs_rmdir(bdf, "tiers/uev_q");
+	ret = ret ?: ht_cfs_write(bdf, "commit", "1");
+	tap_ok(!ret && !svod_tier_by_device(fd, bdf, &t) && !strcmp(t.name, tier.name),
+	       "default_tier_declared_back (%s)", ht_err(ret));
 
 	/* Put configfs back as it was: the device dir, no staged tier. */
 	snprintf(path, sizeof(path), SVOD_CONFIGFS "/%s", bdf);
