@@ -16,7 +16,8 @@
  * requires the documented argument errno (EINVAL, or E2BIG for the tail)
  * from every error, and the state's usage unchanged afterwards. WAIT is
  * left out: it reads no state but the file's timeline (t_async has its
- * argument errors).
+ * argument errors). IMPORT's calls name a dma-buf exported at the start
+ * from an allocation that stays live throughout.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,7 +31,7 @@
 #include "common.h"
 #include "tap.h"
 
-#define NR_CMDS		8
+#define NR_CMDS		10
 #define NR_STATES	7
 #define NR_MEM_CMDS	3
 /* Per state: the state, each command, usage unchanged; then the ENOMEM ones. */
@@ -50,6 +51,8 @@ struct state {
 };
 
 static uint8_t xbuf[64];
+/* A dma-buf of the first tier, for IMPORT (-1 if EXPORT failed). */
+static int import_fd = -1;
 static uint64_t plan_off;
 static struct svod_plan_event plan_ev = { .op = SVOD_PLAN_ALLOC, .id = 1, .size = 256 };
 
@@ -104,6 +107,17 @@ static void fill_map_offset(void *buf, const struct state *s)
 	*(struct svod_map_offset *)buf = (struct svod_map_offset){ .handle = s->handle };
 }
 
+static void fill_export(void *buf, const struct state *s)
+{
+	*(struct svod_export *)buf = (struct svod_export){ .handle = s->handle };
+}
+
+static void fill_import(void *buf, const struct state *s)
+{
+	(void)s;
+	*(struct svod_import *)buf = (struct svod_import){ .fd = import_fd };
+}
+
 #define CMD(n, c, st, v, f) { n, _IOC_NR(SVOD_IOCTL_##c), _IOC_DIR(SVOD_IOCTL_##c), \
 			      sizeof(struct st), v, f }
 static const struct cmd cmds[NR_CMDS] = {
@@ -116,6 +130,8 @@ static const struct cmd cmds[NR_CMDS] = {
 	CMD("plan", PLAN, svod_plan, SVOD_PLAN_SIZE_VER0, fill_plan),
 	CMD("map_offset", MAP_OFFSET, svod_map_offset, SVOD_MAP_OFFSET_SIZE_VER0,
 	    fill_map_offset),
+	CMD("export", EXPORT, svod_export, SVOD_EXPORT_SIZE_VER0, fill_export),
+	CMD("import", IMPORT, svod_import, SVOD_IMPORT_SIZE_VER0, fill_import),
 };
 
 /* One argument error: a field set to a value, or the struct's size changed. */
@@ -170,6 +186,10 @@ static const struct bad bads[] = {
 	F(6, svod_plan, event_size, 4104, -EINVAL),
 	F(7, svod_map_offset, flags, 1, -EINVAL),
 	F(7, svod_map_offset, pad, 1, -EINVAL),
+	F(8, svod_export, flags, 2, -EINVAL),
+	F(8, svod_export, flags, 0x80000000, -EINVAL),
+	F(9, svod_import, flags, 1, -EINVAL),
+	F(9, svod_import, flags, 0x80000000, -EINVAL),
 };
 
 /* The valid call of @c in @s, with @b applied (NULL: none). */
@@ -355,7 +375,7 @@ int main(void)
 {
 	char bdfs[4][SVOD_NAME_LEN];
 	struct svod_tier_info t0, t1;
-	struct svod_alloc a, held[64];
+	struct svod_alloc a, ex, held[64];
 	struct state s;
 	uint64_t old;
 	int fd, n, nh, ret;
@@ -366,6 +386,11 @@ int main(void)
 		tap_diag("no device");
 		return tap_done();
 	}
+
+	/* What IMPORT takes: a dma-buf of another allocation, live throughout. */
+	if (svod_alloc_flags(fd, t0.id, 4096, 0, SVOD_ALLOC_MAPPABLE, &ex) ||
+	    svod_export(fd, ex.handle, 0, &import_fd, NULL))
+		tap_diag("no dma-buf to import: IMPORT's states are not shown real");
 
 	/* A file with a live allocation: the calls would work. */
 	s = (struct state){ "fresh", fd, t0.id, 0, 0, 0 };
@@ -473,6 +498,10 @@ int main(void)
 			tap_diag("rebind %s: %s", bdfs[n - 1], ht_err(svod_driver_bind(bdfs[n - 1], 1)));
 	}
 
+	if (import_fd >= 0) {
+		close(import_fd);
+		svod_free(fd, ex.handle);
+	}
 	close(fd);
 	return tap_done();
 }
