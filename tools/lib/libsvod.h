@@ -148,7 +148,7 @@ const char *svod_size_forms(void);
  * @align: minimum alignment, a power of two
  * @nr_reserved: valid entries in @reserved
  * @reserved: reserved regions (device addresses), in the line's order (read
- *	back from configfs: sorted by base, then size)
+ *	back, live or declared: sorted by base, then size)
  */
 struct svod_tier_decl {
 	char name[SVOD_NAME_LEN];
@@ -165,6 +165,14 @@ int svod_decl_parse(const char *line, struct svod_tier_decl *decl);
 int svod_decl_parse_set(const char *text, struct svod_tier_decl *decls,
 			unsigned int cap);
 int svod_decl_format(const struct svod_tier_decl *decl, char *buf, size_t len);
+/*
+ * Declarations (Documentation/svod.rst, "Declaring tiers"): svod_decl_read()
+ * and svod_tiers_read() give a bound device's live tiers;
+ * svod_declared_read() what configfs declares for a device, bound or not;
+ * svod_decl_write() and svod_tiers_write() declare (and apply at once, on a
+ * bound device); svod_decl_status() says whether the device is bound and
+ * how the last apply went; svod_undeclare() forgets a declaration.
+ */
 int svod_decl_read(const char *bdf, struct svod_tier_decl *decls, unsigned int cap);
 int svod_decl_write(const char *bdf, const struct svod_tier_decl *decls,
 		    unsigned int nr);
