@@ -678,23 +678,16 @@ static const struct config_item_type svod_cfs_dev_type = {
 	.ct_owner = THIS_MODULE,
 };
 
-/* Links a declaration and its bound device. */
+/* Links a declaration and its bound device, or (@sdev NULL) unlinks them. */
 static void svod_cfs_link(struct svod_cfs_dev *cdev, struct svod_dev *sdev)
 {
 	lockdep_assert_held(&svod_cfs_lock);
-	mutex_lock(&cdev->lock);
+	lockdep_assert_held(&cdev->lock);
+	if (cdev->sdev)
+		cdev->sdev->cfs = NULL;
 	cdev->sdev = sdev;
-	mutex_unlock(&cdev->lock);
-	sdev->cfs = cdev;
-}
-
-static void svod_cfs_unlink(struct svod_cfs_dev *cdev)
-{
-	lockdep_assert_held(&svod_cfs_lock);
-	mutex_lock(&cdev->lock);
-	cdev->sdev->cfs = NULL;
-	cdev->sdev = NULL;
-	mutex_unlock(&cdev->lock);
+	if (sdev)
+		sdev->cfs = cdev;
 }
 
 /**
@@ -746,7 +739,9 @@ static struct config_group *svod_cfs_dev_make(struct config_group *group,
 	list_add_tail(&cdev->node, &svod_cfs_decls);
 	list_for_each_entry(sdev, &svod_cfs_bound, cfs_node) {
 		if (!strcmp(pci_name(sdev->pdev), name)) {
+			mutex_lock(&cdev->lock);
 			svod_cfs_link(cdev, sdev);
+			mutex_unlock(&cdev->lock);
 			break;
 		}
 	}
@@ -765,8 +760,9 @@ static void svod_cfs_dev_drop(struct config_group *group,
 
 	mutex_lock(&svod_cfs_lock);
 	list_del(&cdev->node);
-	if (cdev->sdev)
-		svod_cfs_unlink(cdev);
+	mutex_lock(&cdev->lock);
+	svod_cfs_link(cdev, NULL);
+	mutex_unlock(&cdev->lock);
 	mutex_unlock(&svod_cfs_lock);
 	config_item_put(item);
 }
@@ -839,8 +835,7 @@ int svod_configfs_dev_bind(struct svod_dev *sdev)
 	if (!ret)
 		list_add_tail(&sdev->cfs_node, &svod_cfs_bound);
 	if (cdev && !ret) {
-		cdev->sdev = sdev;
-		sdev->cfs = cdev;
+		svod_cfs_link(cdev, sdev);
 		if (nr || refused)
 			svod_cfs_applied(cdev, "bind", refused, why);
 		if (refused)
@@ -864,10 +859,16 @@ int svod_configfs_dev_bind(struct svod_dev *sdev)
  */
 void svod_configfs_dev_unbind(struct svod_dev *sdev)
 {
+	struct svod_cfs_dev *cdev;
+
 	mutex_lock(&svod_cfs_lock);
 	list_del(&sdev->cfs_node);
-	if (sdev->cfs)
-		svod_cfs_unlink(sdev->cfs);
+	cdev = sdev->cfs;
+	if (cdev) {
+		mutex_lock(&cdev->lock);
+		svod_cfs_link(cdev, NULL);
+		mutex_unlock(&cdev->lock);
+	}
 	mutex_unlock(&svod_cfs_lock);
 }
 

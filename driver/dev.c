@@ -215,6 +215,20 @@ static __printf(3, 4) void svod_dev_refuse(struct svod_dev *sdev, char *why,
 		strscpy(why, buf, SVOD_DECL_WHY_LEN);
 }
 
+/* svod_tier_spec_check() against @sdev's BARs, the refusal logged. */
+static int svod_dev_check(struct svod_dev *sdev, const struct svod_tier_spec *specs,
+			  unsigned int nr, const u64 *bar_len, char *why)
+{
+	const char *reason;
+	unsigned int bad;
+	int ret;
+
+	ret = svod_tier_spec_check(specs, nr, bar_len, &reason, &bad);
+	if (ret)
+		svod_dev_refuse(sdev, why, "tier %s: %s", specs[bad].name, reason);
+	return ret;
+}
+
 /*
  * A tier set being installed: @keep[i] is the current tier @specs[i]
  * leaves as it is, @fresh[i] the tier created for it otherwise.
@@ -445,16 +459,12 @@ int svod_dev_set_tiers(struct svod_dev *sdev, const struct svod_tier_spec *specs
 		       unsigned int nr, char *why)
 {
 	u64 bar_len[PCI_STD_NUM_BARS];
-	const char *reason;
-	unsigned int bad;
 	int ret;
 
 	svod_dev_bar_lengths(sdev, bar_len);
-	ret = svod_tier_spec_check(specs, nr, bar_len, &reason, &bad);
-	if (ret) {
-		svod_dev_refuse(sdev, why, "tier %s: %s", specs[bad].name, reason);
+	ret = svod_dev_check(sdev, specs, nr, bar_len, why);
+	if (ret)
 		return ret;
-	}
 
 	mutex_lock(&svod_decl_lock);
 	ret = svod_dev_set_tiers_locked(sdev, specs, nr, why);
@@ -517,17 +527,12 @@ int svod_dev_register(struct svod_dev *sdev, const struct svod_tier_spec *specs,
 		.align = SVOD_DEFAULT_ALIGN,
 	};
 	u64 bar_len[PCI_STD_NUM_BARS];
-	const char *reason;
-	unsigned int bad;
 	int ret = 0;
 
 	svod_dev_bar_lengths(sdev, bar_len);
 	spec.size = bar_len[SVOD_DEFAULT_BAR];
-	if (nr) {
-		ret = svod_tier_spec_check(specs, nr, bar_len, &reason, &bad);
-		if (ret)
-			svod_dev_refuse(sdev, why, "tier %s: %s", specs[bad].name, reason);
-	}
+	if (nr)
+		ret = svod_dev_check(sdev, specs, nr, bar_len, why);
 
 	mutex_lock(&svod_decl_lock);
 	svod_tier_seq_begin();
