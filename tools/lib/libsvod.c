@@ -1343,43 +1343,21 @@ int svod_declared_read(const char *bdf, struct svod_tier_decl *decls, unsigned i
 }
 
 /*
- * The BAR and BAR offset of @bdf's live tier @name: sysfs has one directory
- * per live tier under the device's svod/, with its name in "name".
+ * The BAR and BAR offset of @bdf's live tier @id, from its sysfs device,
+ * <bdf>/svod/tier<id>/.
  */
-static int svod_sysfs_tier_place(const char *bdf, const char *name,
-				 struct svod_tier_decl *d)
+static int svod_sysfs_tier_place(const char *bdf, uint32_t id, struct svod_tier_decl *d)
 {
-	char dir[256], path[640], buf[64];
-	struct dirent *de;
-	uint64_t bar;
-	DIR *sdir;
-	int ret = -ENOENT;
+	char dir[256];
+	uint64_t bar = 0;
+	int ret;
 
-	if (svod_path(dir, sizeof(dir), SVOD_SYSFS_DEVICES "/%s/svod", bdf))
+	if (svod_path(dir, sizeof(dir), SVOD_SYSFS_DEVICES "/%s/svod/tier%" PRIu32, bdf, id))
 		return -ENAMETOOLONG;
-	sdir = opendir(dir);
-	if (!sdir)
-		return -errno;
-	while (ret == -ENOENT && (de = readdir(sdir))) {
-		if (de->d_name[0] == '.' ||
-		    svod_path(path, sizeof(path), "%s/%s/name", dir, de->d_name) ||
-		    svod_sysfs_read(path, buf, sizeof(buf)) < 0 ||
-		    strcmp(svod_chomp(buf), name))
-			continue;
-		ret = svod_path(path, sizeof(path), "%s/%s/bar", dir, de->d_name);
-		if (!ret)
-			ret = svod_sysfs_read(path, buf, sizeof(buf)) < 0 ? -EIO :
-			      svod_parse_value(buf, &bar);
-		if (!ret)
-			ret = svod_path(path, sizeof(path), "%s/%s/bar_offset", dir, de->d_name);
-		if (!ret)
-			ret = svod_sysfs_read(path, buf, sizeof(buf)) < 0 ? -EIO :
-			      svod_parse_value(buf, &d->offset);
-		if (!ret && bar > UINT32_MAX)
-			ret = -EINVAL;
-		d->bar = (uint32_t)bar;
-	}
-	closedir(sdir);
+	ret = svod_cfs_read_u64(dir, "bar", &bar) ?: svod_cfs_read_u64(dir, "bar_offset", &d->offset);
+	if (!ret && bar > UINT32_MAX)
+		ret = -EINVAL;
+	d->bar = (uint32_t)bar;
 	return ret;
 }
 
@@ -1434,7 +1412,7 @@ int svod_decl_read(const char *bdf, struct svod_tier_decl *decls, unsigned int c
 			    t->first_reserved + j < nr_regions; j++)
 			d.reserved[d.nr_reserved++] = regions[t->first_reserved + j];
 		qsort(d.reserved, d.nr_reserved, sizeof(d.reserved[0]), svod_cmp_region);
-		ret = svod_sysfs_tier_place(bdf, d.name, &d);
+		ret = svod_sysfs_tier_place(bdf, t->id, &d);
 		if (!ret && (unsigned int)nr < cap)
 			decls[nr] = d;
 		nr += !ret;

@@ -38,22 +38,9 @@ def xorshift32_bytes(seed, length):
     return bytes(out)
 
 
-def live_tier_dir(tier):
-    """``tier``'s sysfs directory: the one under its device's svod/ naming it."""
-    top = f"{SYSFS_DEVICES}/{tier.device}/svod"
-    for entry in sorted(os.listdir(top)):
-        try:
-            with open(f"{top}/{entry}/name") as f:
-                if f.read().strip() == tier.name:
-                    return f"{top}/{entry}"
-        except OSError:
-            continue
-    raise RuntimeError(f"tier {tier.name} is not live under {top}")
-
-
 def bar2_offset(tier, addr):
     """BAR 2 offset of device address ``addr`` of ``tier`` (as it is live)."""
-    d = live_tier_dir(tier)
+    d = f"{SYSFS_DEVICES}/{tier.device}/svod/tier{tier.id}"
     with open(f"{d}/bar") as f:
         bar = int(f.read(), 0)
     with open(f"{d}/bar_offset") as f:
