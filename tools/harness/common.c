@@ -274,6 +274,26 @@ int ht_cfs_rmdir(const char *bdf, const char *rel)
 }
 
 /**
+ * ht_module_refcnt() - svod.ko's reference count
+ *
+ * Context: any thread.
+ * Return: /sys/module/svod/refcnt, or -1 if it cannot be read.
+ */
+long long ht_module_refcnt(void)
+{
+	char buf[32] = "";
+	FILE *fp = fopen("/sys/module/svod/refcnt", "r");
+	long long v = -1;
+
+	if (fp) {
+		if (fgets(buf, sizeof(buf), fp))
+			v = strtoll(buf, NULL, 10);
+		fclose(fp);
+	}
+	return v;
+}
+
+/**
  * ht_err() - a call's result for a diagnostic
  * @ret: 0 or -errno
  *

@@ -24,6 +24,7 @@ int ht_cfs_read(const char *bdf, const char *rel, char *buf, size_t len);
 int ht_cfs_mkdir(const char *bdf, const char *rel);
 int ht_cfs_rmdir(const char *bdf, const char *rel);
 int ht_undeclare_all(void);
+long long ht_module_refcnt(void);
 const char *ht_err(int ret);
 int ht_first_tier(int fd, struct svod_tier_info *tier);
 int ht_bar2_offset(const struct svod_tier_info *tier, uint64_t device_addr, uint64_t *off);

@@ -118,20 +118,6 @@ static long long fdinfo_num(int f, const char *key)
 	return v;
 }
 
-static long long module_refcnt(void)
-{
-	char buf[32] = "";
-	FILE *fp = fopen("/sys/module/svod/refcnt", "r");
-	long long v = -1;
-
-	if (fp) {
-		if (fgets(buf, sizeof(buf), fp))
-			v = strtoll(buf, NULL, 10);
-		fclose(fp);
-	}
-	return v;
-}
-
 static double now_ms(void)
 {
 	struct timespec ts;
@@ -228,7 +214,7 @@ static void test_fences(void)
 	struct svod_xfer x[4], y;
 	struct svod_wait w;
 	struct pollfd pfd;
-	long long ref0 = module_refcnt(), ref1, ref2, inflight;
+	long long ref0 = ht_module_refcnt(), ref1, ref2, inflight;
 	int f = ht_open(), f2, ret = 0, i, st, cloexec;
 	unsigned int n;
 
@@ -281,15 +267,15 @@ static void test_fences(void)
 	       fi[0].driver_name, fi[0].obj_name, fi[0].status);
 
 	/* A fence outlives its file and holds the module until closed. */
-	ref1 = module_refcnt();
+	ref1 = ht_module_refcnt();
 	if (f >= 0)
 		close(f);
-	ref2 = module_refcnt();
+	ref2 = ht_module_refcnt();
 	if (!ret)
 		close(x[3].fence_fd);
-	tap_ok(ref0 >= 0 && ref1 > ref2 && ref2 == ref0 + 1 && module_refcnt() == ref0,
+	tap_ok(ref0 >= 0 && ref1 > ref2 && ref2 == ref0 + 1 && ht_module_refcnt() == ref0,
 	       "fence_holds_module_until_closed (refcnt %lld before, %lld with file, %lld fence only, %lld after)",
-	       ref0, ref1, ref2, module_refcnt());
+	       ref0, ref1, ref2, ht_module_refcnt());
 }
 
 /* FREE with transfers queued and running. */

@@ -33,19 +33,6 @@ static char bdf[SVOD_NAME_LEN];
 static char orig[4096];
 static uint64_t bar_size;
 
-static long module_refcnt(void)
-{
-	char buf[32];
-	FILE *fp = fopen("/sys/module/svod/refcnt", "r");
-	long n = -1;
-
-	if (fp && fgets(buf, sizeof(buf), fp))
-		n = strtol(buf, NULL, 10);
-	if (fp)
-		fclose(fp);
-	return n;
-}
-
 static int cfs_mkdir_top(const char *name)
 {
 	char path[256];
@@ -121,7 +108,7 @@ static void test_names(void)
 		"0000:00:20.0", "0000:00:04.8", "0000:100:04.0",
 	};
 	unsigned int i, refused = 0;
-	long before, during, after;
+	long long before, during, after;
 	char val[64];
 	int ret;
 
@@ -137,12 +124,12 @@ static void test_names(void)
 	tap_ok(refused == ARRAY_SIZE(bad), "mkdir_not_a_pci_name_einval (%u of %zu)", refused,
 	       ARRAY_SIZE(bad));
 
-	before = module_refcnt();
+	before = ht_module_refcnt();
 	ret = cfs_mkdir_top(bdf);
-	during = module_refcnt();
+	during = ht_module_refcnt();
 	tap_errno(ret, 0, "mkdir_declaration_of_bound_device");
 	tap_errno(cfs_mkdir_top(bdf), -EEXIST, "second_mkdir_eexist");
-	tap_ok(before >= 0 && during > before, "declaration_holds_module_reference (%ld -> %ld)",
+	tap_ok(before >= 0 && during > before, "declaration_holds_module_reference (%lld -> %lld)",
 	       before, during);
 	ret = ht_cfs_read(bdf, "status", val, sizeof(val));
 	tap_ok(!ret && !strcmp(val, "bound"), "status_bound (%s)", val);
@@ -150,8 +137,8 @@ static void test_names(void)
 	tap_ok(!ret && !strcmp(val, "none"), "last_apply_none_before_any_apply (%s)", val);
 	tap_errno(ht_cfs_mkdir(bdf, "tiers/t:x"), -EINVAL, "mkdir_bad_tier_name_einval");
 	tap_errno(cfs_rmdir_top(bdf), 0, "rmdir_empty_declaration");
-	after = module_refcnt();
-	tap_ok(after == before, "rmdir_drops_module_reference (%ld -> %ld)", before, after);
+	after = ht_module_refcnt();
+	tap_ok(after == before, "rmdir_drops_module_reference (%lld -> %lld)", before, after);
 	tap_ok(!strcmp(live(), orig), "live_tiers_untouched_by_empty_declaration");
 }
 
