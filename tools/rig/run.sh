@@ -31,7 +31,9 @@ kdir=$(kdir_for "$kind")
 moddir=$(build_modules "$kind" "$kdir")
 if [ "$kind" = test ]; then
 	kernel=$kdir/arch/x86/boot/bzImage
-	append="acpi=noirq"
+	# vivid is built in (kernel.config): init loads the stock kernel's module
+	# with these parameters.
+	append="acpi=noirq vivid.node_types=0x101 vivid.no_error_inj=1"
 else
 	kernel=/boot/vmlinuz-$(stock_release)
 	append=""
