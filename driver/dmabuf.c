@@ -12,11 +12,9 @@
  *   A handle still names nothing in another file: the fd is the capability.
  * - mmap() of the dma-buf maps the allocation as /dev/svod does (mmap.c),
  *   revoked when the device goes.
- * - Importers in the kernel: none yet. Every attachment is refused (see
- *   svod_dmabuf_attach()), and there is no vmap, as 6.1's vb2-vmalloc
- *   crashes on the I/O-memory map one would give (it unmaps a
- *   system-memory map: BUG_ON in dma_buf_vunmap()) and dma_buf_vmap()
- *   WARNs when an exporter's vmap fails.
+ * - Importers in the kernel: vmap (x86, read-write dma-bufs), the way
+ *   videobuf2 imports (svod_dmabuf_vmap()). Every attachment is refused
+ *   (see svod_dmabuf_attach()).
  *
  * Lock order: the file's lock, then the tier's lock, then svod_mmap_sem
  * (as MAP_OFFSET); the dma-buf core's locks are taken outside all of them.
@@ -28,9 +26,11 @@
 #include <linux/fs.h>
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 #include <linux/svod.h>
 
 #include "alloc.h"
+#include "dev.h"
 #include "file.h"
 #include "ioctl.h"
 #include "mmap.h"
@@ -41,11 +41,14 @@
  * @alloc: the allocation (holds a reference)
  * @map: the range its mmap() maps, NULL once revoked (svod_mmap_sem)
  * @counted: counted in the allocation's exports (svod_account_export())
+ * @sink: the page behind the importers' vmap of a gone device, or NULL
+ *	while they map the BAR (svod_dmabuf_vmap(); the dma-buf's lock)
  */
 struct svod_dmabuf {
 	struct svod_allocation *alloc;
 	struct svod_map *map;
 	bool counted;
+	struct page *sink;
 };
 
 /*
@@ -93,13 +96,103 @@ static void svod_dmabuf_release(struct dma_buf *dmabuf)
 	kfree(priv);
 }
 
-static const struct dma_buf_ops svod_dmabuf_ops = {
+/*
+ * The vmap of a dma-buf whose device is gone: every page of the range
+ * maps one zeroed page of its own, where the importer's writes go. It
+ * cannot be refused: dma_buf_vmap() WARNs when an exporter's vmap fails.
+ */
+static int svod_dmabuf_vmap_sink(struct svod_dmabuf *priv, struct iosys_map *map)
+{
+	size_t i, n = svod_allocation_size(priv->alloc) >> PAGE_SHIFT;
+	struct page **pages;
+	void *vaddr = NULL;
+
+	priv->sink = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+	pages = kvmalloc_array(n, sizeof(*pages), GFP_KERNEL);
+	if (priv->sink && pages) {
+		for (i = 0; i < n; i++)
+			pages[i] = priv->sink;
+		vaddr = vmap(pages, n, VM_MAP, PAGE_KERNEL);
+	}
+	kvfree(pages);
+	if (!vaddr) {
+		if (priv->sink)
+			__free_page(priv->sink);
+		priv->sink = NULL;
+		return -ENOMEM;
+	}
+	iosys_map_set_vaddr(map, vaddr);
+	return 0;
+}
+
+/*
+ * vmap for importers in the kernel (the dma-buf's lock held; the core
+ * counts them, so this runs for the first and svod_dmabuf_vunmap() for the
+ * last). The address is the BAR's write-combined mapping at the
+ * allocation, as a system-memory iosys_map: on x86 I/O memory mapped so
+ * takes ordinary loads and stores, and the 6.1 importers that vmap
+ * (videobuf2) rebuild the map as system memory to unmap it, so an
+ * I/O-memory map would BUG in dma_buf_vunmap(). i915 gives its device
+ * memory the same way. Read-write dma-bufs only: a kernel importer's
+ * stores are not checked, so a read-only dma-buf has no vmap
+ * (svod_dmabuf_ro_ops; dma_buf_vmap() gives EINVAL without a WARN).
+ *
+ * The tier's device stays bound until every importer lets go: its unbind
+ * waits (svod_dev_tier_vmap_enter()). Once it is going, the importer gets
+ * a sink instead, and no byte reaches the BAR.
+ */
+static int svod_dmabuf_vmap(struct dma_buf *dmabuf, struct iosys_map *map)
+{
+	struct svod_dmabuf *priv = dmabuf->priv;
+	struct svod_allocation *alloc = priv->alloc;
+	struct svod_dev_tier *tier = alloc->tier;
+	const struct svod_bar *bar;
+
+	if (!svod_dev_tier_vmap_enter(tier))
+		return svod_dmabuf_vmap_sink(priv, map);
+	bar = &tier->sdev->bars[tier->spec.bar];
+	iosys_map_set_vaddr(map, (void __force *)bar->wc + tier->spec.offset +
+			    (svod_allocation_start(alloc) - tier->spec.base));
+	return 0;
+}
+
+static void svod_dmabuf_vunmap(struct dma_buf *dmabuf, struct iosys_map *map)
+{
+	struct svod_dmabuf *priv = dmabuf->priv;
+
+	if (priv->sink) {
+		vunmap(map->vaddr);
+		__free_page(priv->sink);
+		priv->sink = NULL;
+	} else {
+		svod_dev_tier_vmap_exit(priv->alloc->tier);
+	}
+}
+
+/* Read-only dma-bufs, and every one where I/O memory needs accessors. */
+static const struct dma_buf_ops svod_dmabuf_ro_ops = {
 	.attach = svod_dmabuf_attach,
 	.map_dma_buf = svod_dmabuf_map,
 	.unmap_dma_buf = svod_dmabuf_unmap,
 	.mmap = svod_dmabuf_mmap,
 	.release = svod_dmabuf_release,
 };
+
+static const struct dma_buf_ops svod_dmabuf_rw_ops = {
+	.attach = svod_dmabuf_attach,
+	.map_dma_buf = svod_dmabuf_map,
+	.unmap_dma_buf = svod_dmabuf_unmap,
+	.mmap = svod_dmabuf_mmap,
+	.vmap = svod_dmabuf_vmap,
+	.vunmap = svod_dmabuf_vunmap,
+	.release = svod_dmabuf_release,
+};
+
+/* Whether @dmabuf is one of svod's. */
+static bool svod_dmabuf_is_ours(const struct dma_buf *dmabuf)
+{
+	return dmabuf->ops == &svod_dmabuf_ro_ops || dmabuf->ops == &svod_dmabuf_rw_ops;
+}
 
 /*
  * Gives @dmabuf its mmap range, unless the device is gone or the
@@ -175,7 +268,8 @@ int svod_export_ioctl(struct svod_file *sf, void *data)
 		return -ENOMEM;
 	}
 	priv->alloc = alloc;
-	info.ops = &svod_dmabuf_ops;
+	info.ops = writable && IS_ENABLED(CONFIG_X86) ? &svod_dmabuf_rw_ops :
+						      &svod_dmabuf_ro_ops;
 	info.size = svod_allocation_size(alloc);
 	info.flags = writable ? O_RDWR : O_RDONLY;
 	info.priv = priv;
@@ -267,7 +361,7 @@ int svod_import_ioctl(struct svod_file *sf, void *data)
 	dmabuf = dma_buf_get(req->fd);
 	if (IS_ERR(dmabuf))
 		return PTR_ERR(dmabuf);
-	if (dmabuf->ops != &svod_dmabuf_ops) {
+	if (!svod_dmabuf_is_ours(dmabuf)) {
 		ret = -EXDEV;
 		goto put;
 	}

@@ -319,36 +319,99 @@ void svod_dev_tier_async_exit(struct svod_dev_tier *tier)
 	bool last;
 
 	spin_lock_irqsave(&tier->async_lock, irq);
-	last = !--tier->async_active && tier->async_closed;
+	last = !--tier->async_active && !tier->vmaps && tier->async_closed;
 	spin_unlock_irqrestore(&tier->async_lock, irq);
 	if (last)
 		wake_up_var(&tier->async_active);
 }
 EXPORT_SYMBOL_IF_KUNIT(svod_dev_tier_async_exit);
 
-static bool svod_dev_tier_async_idle(struct svod_dev_tier *tier)
+/**
+ * svod_dev_tier_vmap_enter() - give a kernel importer the tier's BAR mapping
+ * @tier: the tier
+ *
+ * A dma-buf importer's vmap (dmabuf.c) lasts until the importer lets go,
+ * which svod cannot hurry: retiring the tier waits for it (see
+ * svod_dev_tier_async_close()). Pair with svod_dev_tier_vmap_exit().
+ *
+ * Context: any; takes @tier's async_lock.
+ * Return: true if the BAR stays mapped, and @tier's device bound, until
+ * svod_dev_tier_vmap_exit(); false once the tier is being retired.
+ */
+bool svod_dev_tier_vmap_enter(struct svod_dev_tier *tier)
 {
 	unsigned long irq;
-	bool idle;
+	bool open;
 
 	spin_lock_irqsave(&tier->async_lock, irq);
-	idle = !tier->async_active;
+	open = !tier->async_closed;
+	if (open)
+		tier->vmaps++;
 	spin_unlock_irqrestore(&tier->async_lock, irq);
-	return idle;
+	return open;
+}
+EXPORT_SYMBOL_IF_KUNIT(svod_dev_tier_vmap_enter);
+
+/**
+ * svod_dev_tier_vmap_exit() - an importer let go of the tier's BAR mapping
+ * @tier: the tier, entered with svod_dev_tier_vmap_enter()
+ *
+ * Context: any; takes @tier's async_lock.
+ */
+void svod_dev_tier_vmap_exit(struct svod_dev_tier *tier)
+{
+	unsigned long irq;
+	bool last;
+
+	spin_lock_irqsave(&tier->async_lock, irq);
+	last = !--tier->vmaps && !tier->async_active && tier->async_closed;
+	spin_unlock_irqrestore(&tier->async_lock, irq);
+	if (last)
+		wake_up_var(&tier->async_active);
+}
+EXPORT_SYMBOL_IF_KUNIT(svod_dev_tier_vmap_exit);
+
+/* Transfers and importers' mappings still on @tier's BAR; @vmaps: the latter. */
+static unsigned int svod_dev_tier_users(struct svod_dev_tier *tier,
+					unsigned int *vmaps)
+{
+	unsigned long irq;
+	unsigned int users;
+
+	spin_lock_irqsave(&tier->async_lock, irq);
+	users = tier->async_active + tier->vmaps;
+	*vmaps = tier->vmaps;
+	spin_unlock_irqrestore(&tier->async_lock, irq);
+	return users;
 }
 
 /*
- * No asynchronous transfer enters @tier from now on; waits for those inside
- * (each stops at its next chunk: async.c checks between chunks).
+ * No asynchronous transfer enters @tier from now on and no importer maps
+ * it; waits for those inside. Transfers stop at their next chunk (async.c
+ * checks between chunks); an importer's vmap lasts until the importer lets
+ * go (a V4L2 queue, until its buffers are freed), so this says once that
+ * it waits, and wakes every 10 s, as vfio's unbind does for its users,
+ * never counting as a hung task.
  */
 static void svod_dev_tier_async_close(struct svod_dev_tier *tier)
 {
 	unsigned long irq;
+	unsigned int vmaps;
+	long timeout = 0;
+	bool said = false;
 
 	spin_lock_irqsave(&tier->async_lock, irq);
 	tier->async_closed = true;
 	spin_unlock_irqrestore(&tier->async_lock, irq);
-	wait_var_event(&tier->async_active, svod_dev_tier_async_idle(tier));
+	while (!wait_var_event_timeout(&tier->async_active,
+				       !svod_dev_tier_users(tier, &vmaps), timeout)) {
+		timeout = 10 * HZ;
+		if (vmaps && !said) {
+			pr_info("svod %s: tier %s: retiring it waits for %u kernel mapping%s of its dma-bufs to end\n",
+				tier->device, tier->spec.name, vmaps, vmaps == 1 ? "" : "s");
+			said = true;
+		}
+	}
 }
 
 /**

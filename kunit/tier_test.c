@@ -3,9 +3,13 @@
  * KUnit: svod_tier, tier objects (driver/tier.c) on a fake device: a tier
  * is reachable by id only once published and never after its last
  * reference; a lookup holds a reference; scrubbing zeroes exactly its range
- * through the BAR; retirement never waits for a transfer.
+ * through the BAR; retirement never waits for a transfer; an unbind waits
+ * for an importer's vmap, and a vmap is refused once the tier is retiring.
  */
 #include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
 #include <linux/mutex.h>
 #include <linux/rwsem.h>
 #include <linux/sizes.h>
@@ -125,12 +129,64 @@ static void retire_refused_while_a_transfer_runs(struct kunit *test)
 	svod_dev_tier_put(tier);
 }
 
+struct unbinder {
+	struct fake_dev *fd;
+	struct completion done;
+};
+
+static int unbinder_fn(void *data)
+{
+	struct unbinder *u = data;
+
+	fake_dev_remove(u->fd);
+	complete(&u->done);
+	return 0;
+}
+
+static void unbind_waits_for_an_importers_vmap(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test, BAR_LEN);
+	struct svod_dev_tier *tier = fake_dev_tier(test, fd, 0);
+	struct unbinder u = { .fd = fd };
+	struct task_struct *t;
+	bool closed = false, again;
+	int i;
+
+	init_completion(&u.done);
+	KUNIT_ASSERT_TRUE(test, svod_dev_tier_vmap_enter(tier));
+	t = kthread_run(unbinder_fn, &u, "svod-kunit-unbind");
+	if (IS_ERR(t)) {
+		svod_dev_tier_vmap_exit(tier);
+		svod_dev_tier_put(tier);
+		KUNIT_ASSERT_FAILURE(test, "no thread to unbind with");
+	}
+	/* Bounded only so that a broken driver fails instead of hanging. */
+	for (i = 0; i < 10000 && !closed; i++) {
+		closed = READ_ONCE(tier->async_closed);
+		if (!closed)
+			usleep_range(1000, 2000);
+	}
+	KUNIT_EXPECT_TRUE(test, closed);
+	/* Closed, with the importer still mapping: the unbind is inside. */
+	KUNIT_EXPECT_FALSE(test, completion_done(&u.done));
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(tier->gone));
+	again = svod_dev_tier_vmap_enter(tier);
+	KUNIT_EXPECT_FALSE(test, again);
+	if (again)
+		svod_dev_tier_vmap_exit(tier);
+	svod_dev_tier_vmap_exit(tier);
+	wait_for_completion(&u.done);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(tier->gone));
+	svod_dev_tier_put(tier);
+}
+
 static struct kunit_case svod_tier_cases[] = {
 	KUNIT_CASE(unpublished_unreachable_then_published),
 	KUNIT_CASE(create_refuses_bad_declaration),
 	KUNIT_CASE(lookup_holds_a_reference),
 	KUNIT_CASE(scrub_zeroes_exactly_its_range),
 	KUNIT_CASE(retire_refused_while_a_transfer_runs),
+	KUNIT_CASE(unbind_waits_for_an_importers_vmap),
 	{}
 };
 
