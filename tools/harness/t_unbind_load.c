@@ -33,7 +33,10 @@
  * keeps svod's later reload from binding it). Right after the unbind
  * returns, the whole BAR 2 is filled with the sentinel byte 0xa5 through
  * sysfs resource2 while the loaders go on for 300 ms; every call they start
- * after the fill must fail with ENODEV (ALLOC: or ENOENT). Nothing touches
+ * after the fill must fail with ENODEV (ALLOC: or ENOENT). A shared allocation
+ * is under load too: STAGE through a handle another file imported from its
+ * dma-buf, and stores through the dma-buf's own mapping; after the unbind
+ * each STAGE is ENODEV and each store SIGBUS. Nothing touches
  * the device afterwards: the line "# svod-bar-sentinel: <bar2-size> 0xa5"
  * asks the host (tools/testing/verify_bar.py, after power-off) to check that
  * every byte of the device's backing file still holds the sentinel, so a
@@ -44,6 +47,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,7 +60,7 @@
 #include "common.h"
 #include "tap.h"
 
-#define NR_CASES	28
+#define NR_CASES	29
 
 #define SENTINEL	0xa5
 
@@ -374,6 +378,62 @@ out:
 	return NULL;
 }
 
+/*
+ * A shared allocation under load, for the sentinel: a mappable allocation of
+ * one file, exported read-write, imported by a second file and mapped
+ * through the dma-buf. Until stop, STAGE through the imported handle and a
+ * store through the dma-buf's mapping, page by page; after the unbind, each
+ * STAGE must be ENODEV and each store SIGBUS.
+ */
+struct sharer {
+	pthread_t thread;
+	uint32_t id;
+	int setup;
+	unsigned int ops, after_fill, bad_after, surprises;
+};
+
+static void *share(void *arg)
+{
+	struct sharer *s = arg;
+	int efd = ht_open(), ifd = ht_open(), d = -1, ret, r, after, dead = 0;
+	struct svod_import im = {};
+	struct svod_alloc a = {};
+	uint8_t *m = MAP_FAILED, buf[4096];
+	size_t off;
+
+	ret = efd < 0 ? efd : ifd < 0 ? ifd :
+	      svod_alloc_flags(efd, s->id, LOAD_LEN, 0, SVOD_ALLOC_MAPPABLE, &a);
+	ret = ret ? ret : svod_export(efd, a.handle, SVOD_EXPORT_WRITE, &d, NULL);
+	ret = ret ? ret : svod_import(ifd, d, &im);
+	if (!ret) {
+		m = mmap(NULL, LOAD_LEN, PROT_READ | PROT_WRITE, MAP_SHARED, d, 0);
+		ret = m == MAP_FAILED ? -errno : 0;
+	}
+	s->setup = ret;
+	memset(buf, 0x3c, sizeof(buf));
+	while (!ret && !__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
+		off = (s->ops % (LOAD_LEN / sizeof(buf))) * sizeof(buf);
+		after = __atomic_load_n(&unbound, __ATOMIC_ACQUIRE);
+		r = svod_stage(ifd, im.handle, off, buf, sizeof(buf), SVOD_XFER_CPU, NULL);
+		s->ops++;
+		s->after_fill += after == 2;
+		s->bad_after += after && r != -ENODEV;
+		s->surprises += !expected(r, 0);
+		if (!dead)
+			dead = ht_touch(m + off, 1) == SIGBUS;
+		s->bad_after += after && !dead;
+	}
+	if (m != MAP_FAILED)
+		munmap(m, LOAD_LEN);
+	if (d >= 0)
+		close(d);
+	if (ifd >= 0)
+		close(ifd);
+	if (efd >= 0)
+		close(efd);
+	return NULL;
+}
+
 /* Maps BAR 2 of @bdf through sysfs resource2; NULL if it cannot. */
 static void *bar_map(const char *bdf, int prot, uint64_t *size)
 {
@@ -468,17 +528,21 @@ static void test_sentinel(uint64_t seed)
 {
 	struct loader l[NR_LOADERS], sum;
 	struct svod_tier_info t1;
+	struct sharer sh = {};
 	volatile uint8_t *bar;
 	uint64_t size = 0, wrong_fill = ~0ULL, wrong_end = ~0ULL, i;
 	double ms;
-	int ret, ov;
+	int ret, ov, sh_ret;
 
 	if (!have_dev1 || svod_tier_by_device(fd, bdf1, &t1)) {
-		for (i = 0; i < 8; i++)
+		for (i = 0; i < 9; i++)
 			tap_skip("no second device", "sentinel case %llu", (unsigned long long)i);
 		return;
 	}
 	start_loaders(l, t1.id, seed + 100);
+	sh.id = t1.id;
+	sh.setup = -EAGAIN;
+	sh_ret = pthread_create(&sh.thread, NULL, share, &sh);
 	usleep(500 * 1000);
 	ms = now_ms();
 	ret = svod_driver_bind(bdf1, 0);
@@ -499,6 +563,8 @@ static void test_sentinel(uint64_t seed)
 	       (unsigned long long)size, (unsigned long long)wrong_fill);
 	usleep(300 * 1000);
 	stop_loaders(l, &sum);
+	if (!sh_ret)
+		pthread_join(sh.thread, NULL);
 	if (bar)
 		wrong_end = count_not(bar, size, SENTINEL);
 	tap_ok(bar && wrong_end == 0, "sentinel_intact_after_load (%llu wrong)",
@@ -511,6 +577,10 @@ static void test_sentinel(uint64_t seed)
 	tap_ok(sum.mismatches == 0 && sum.surprises == 0,
 	       "sentinel_reads_match_and_errnos_documented (%u mismatches, %u surprises)",
 	       sum.mismatches, sum.surprises);
+	tap_ok(!sh_ret && !sh.setup && sh.after_fill > 0 && !sh.bad_after && !sh.surprises,
+	       "sentinel_shared_allocation_enodev_and_sigbus_after_unbind (%s; %u ops, %u after fill, %u not ENODEV/SIGBUS, %u surprises)",
+	       ht_err(sh_ret ? -sh_ret : sh.setup), sh.ops, sh.after_fill, sh.bad_after,
+	       sh.surprises);
 	ret = svod_tier_by_device(fd, bdf1, &t1);
 	tap_ok(ret == -ENODEV || ret == -ENOENT, "sentinel_device_has_no_tier (%s)", ht_err(ret));
 	if (bar)
