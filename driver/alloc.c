@@ -650,6 +650,21 @@ void svod_file_free_all(struct svod_file *sf)
 }
 
 /**
+ * svod_allocation_phys() - CPU physical address of an allocation's first byte
+ * @alloc: the allocation; its tier not gone (its device bound)
+ *
+ * Context: any context.
+ * Return: the address, in its BAR.
+ */
+phys_addr_t svod_allocation_phys(const struct svod_allocation *alloc)
+{
+	const struct svod_dev_tier *tier = alloc->tier;
+
+	return tier->sdev->bars[tier->spec.bar].phys + tier->spec.offset +
+	       (svod_allocation_start(alloc) - tier->spec.base);
+}
+
+/**
  * svod_allocation_pfn() - BAR page frame of an allocation's first byte
  * @alloc: the allocation; its tier's lock held and the tier not gone
  * @pfn: out: the page frame
@@ -660,10 +675,7 @@ void svod_file_free_all(struct svod_file *sf)
  */
 bool svod_allocation_pfn(const struct svod_allocation *alloc, unsigned long *pfn)
 {
-	const struct svod_dev_tier *tier = alloc->tier;
-	phys_addr_t phys = tier->sdev->bars[tier->spec.bar].phys +
-			   tier->spec.offset +
-			   (svod_allocation_start(alloc) - tier->spec.base);
+	phys_addr_t phys = svod_allocation_phys(alloc);
 
 	*pfn = PHYS_PFN(phys);
 	return PAGE_ALIGNED(phys) && PAGE_ALIGNED(svod_allocation_size(alloc));

@@ -13,18 +13,23 @@
  * - mmap() of the dma-buf maps the allocation as /dev/svod does (mmap.c),
  *   revoked when the device goes.
  * - Importers in the kernel: vmap (x86, read-write dma-bufs), the way
- *   videobuf2 imports (svod_dmabuf_vmap()). Every attachment is refused
- *   (see svod_dmabuf_attach()).
+ *   videobuf2 imports (svod_dmabuf_vmap()), and attachments of devices
+ *   that reach the BAR peer-to-peer (svod_dmabuf_attach()). The device's
+ *   unbind waits until every one of them lets go.
  *
  * Lock order: the file's lock, then the tier's lock, then svod_mmap_sem
  * (as MAP_OFFSET); the dma-buf core's locks are taken outside all of them.
  */
 #include <kunit/visibility.h>
 #include <linux/dma-buf.h>
+#include <linux/dma-mapping.h>
 #include <linux/fcntl.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/module.h>
+#include <linux/pci-p2pdma.h>
+#include <linux/scatterlist.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <linux/svod.h>
@@ -52,29 +57,102 @@ struct svod_dmabuf {
 };
 
 /*
- * No attachment: BAR memory has no struct pages, and an importer's device
- * reaches a BAR only peer-to-peer (pci_p2pdma_distance(), bus addresses
- * through a switch, dma_map_resource() through the host bridge), which
- * neither kernel svod is tested on enables (CONFIG_PCI_P2PDMA). Refusing
- * here, before any importer builds on a table, is what keeps vgem and the
- * other shmem-helper importers off their WARN for I/O memory.
+ * Attachments, for an importer whose device reaches the BAR peer-to-peer.
+ * BAR memory has no struct pages: the importer gets a table of the
+ * allocation's addresses for its device, made with dma_map_resource(), as
+ * amdgpu gives its VRAM. Only an importer that allows peer-to-peer (in 6.1
+ * a dynamic one with allow_peer2peer: a static attachment never does) and
+ * whose device pci_p2pdma_distance() finds a path to is attached (never on
+ * a kernel without CONFIG_PCI_P2PDMA, as Debian's); anything else gets
+ * EOPNOTSUPP before it builds on a table, which is also what keeps vgem's
+ * shmem helpers off their WARN for I/O memory. An attachment holds the BAR
+ * as a vmap does: the device's unbind waits for its detach.
  */
 static int svod_dmabuf_attach(struct dma_buf *dmabuf,
 			      struct dma_buf_attachment *attach)
 {
-	return -EOPNOTSUPP;
+	struct svod_dmabuf *priv = dmabuf->priv;
+	struct svod_dev_tier *tier = priv->alloc->tier;
+
+	if (!attach->peer2peer)
+		return -EOPNOTSUPP;
+	if (!svod_dev_tier_importer_get(tier))
+		return -ENODEV;
+	if (pci_p2pdma_distance(tier->sdev->pdev, attach->dev, false) < 0) {
+		svod_dev_tier_importer_put(tier);
+		return -EOPNOTSUPP;
+	}
+	return 0;
 }
 
-/* The dma-buf core wants both; attach refused, neither is ever called. */
+static void svod_dmabuf_detach(struct dma_buf *dmabuf,
+			       struct dma_buf_attachment *attach)
+{
+	struct svod_dmabuf *priv = dmabuf->priv;
+
+	svod_dev_tier_importer_put(priv->alloc->tier);
+}
+
+/*
+ * The whole allocation, mapped for the importer's device at once and cut
+ * into entries of at most its maximum segment (a whole number of pages).
+ * A device's writes are not checked, so a read-only dma-buf is mapped only
+ * for the device to read (DMA_TO_DEVICE); the dma-buf core maps a dynamic
+ * importer's attachment to svod DMA_BIDIRECTIONAL, which it refuses.
+ */
 static struct sg_table *svod_dmabuf_map(struct dma_buf_attachment *attach,
 					enum dma_data_direction dir)
 {
-	return ERR_PTR(-EOPNOTSUPP);
+	struct svod_dmabuf *priv = attach->dmabuf->priv;
+	u64 size = svod_allocation_size(priv->alloc), done;
+	unsigned int seg, n, i;
+	struct scatterlist *sg;
+	struct sg_table *sgt;
+	dma_addr_t addr;
+	int ret;
+
+	if (!(attach->dmabuf->file->f_mode & FMODE_WRITE) && dir != DMA_TO_DEVICE)
+		return ERR_PTR(-EACCES);
+	seg = max_t(unsigned int, PAGE_SIZE,
+		    round_down(min_t(unsigned int, dma_get_max_seg_size(attach->dev), SZ_1G),
+			       PAGE_SIZE));
+	n = DIV_ROUND_UP_ULL(size, seg);
+	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
+	if (!sgt)
+		return ERR_PTR(-ENOMEM);
+	ret = sg_alloc_table(sgt, n, GFP_KERNEL);
+	if (ret)
+		goto free;
+	addr = dma_map_resource(attach->dev, svod_allocation_phys(priv->alloc), size, dir,
+				DMA_ATTR_SKIP_CPU_SYNC);
+	ret = dma_mapping_error(attach->dev, addr);
+	if (ret)
+		goto table;
+	done = 0;
+	for_each_sgtable_sg(sgt, sg, i) {
+		sg_set_page(sg, NULL, min_t(u64, seg, size - done), 0);
+		sg_dma_address(sg) = addr + done;
+		sg_dma_len(sg) = sg->length;
+		done += sg->length;
+	}
+	return sgt;
+
+table:
+	sg_free_table(sgt);
+free:
+	kfree(sgt);
+	return ERR_PTR(ret);
 }
 
 static void svod_dmabuf_unmap(struct dma_buf_attachment *attach,
 			      struct sg_table *sgt, enum dma_data_direction dir)
 {
+	struct svod_dmabuf *priv = attach->dmabuf->priv;
+
+	dma_unmap_resource(attach->dev, sg_dma_address(sgt->sgl),
+			   svod_allocation_size(priv->alloc), dir, DMA_ATTR_SKIP_CPU_SYNC);
+	sg_free_table(sgt);
+	kfree(sgt);
 }
 
 static int svod_dmabuf_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vma)
@@ -138,7 +216,7 @@ static int svod_dmabuf_vmap_sink(struct svod_dmabuf *priv, struct iosys_map *map
  * (svod_dmabuf_ro_ops; dma_buf_vmap() gives EINVAL without a WARN).
  *
  * The tier's device stays bound until every importer lets go: its unbind
- * waits (svod_dev_tier_vmap_enter()). Once it is going, the importer gets
+ * waits (svod_dev_tier_importer_get()). Once it is going, the importer gets
  * a sink instead, and no byte reaches the BAR.
  */
 static int svod_dmabuf_vmap(struct dma_buf *dmabuf, struct iosys_map *map)
@@ -148,7 +226,7 @@ static int svod_dmabuf_vmap(struct dma_buf *dmabuf, struct iosys_map *map)
 	struct svod_dev_tier *tier = alloc->tier;
 	const struct svod_bar *bar;
 
-	if (!svod_dev_tier_vmap_enter(tier))
+	if (!svod_dev_tier_importer_get(tier))
 		return svod_dmabuf_vmap_sink(priv, map);
 	bar = &tier->sdev->bars[tier->spec.bar];
 	iosys_map_set_vaddr(map, (void __force *)bar->wc + tier->spec.offset +
@@ -165,13 +243,14 @@ static void svod_dmabuf_vunmap(struct dma_buf *dmabuf, struct iosys_map *map)
 		__free_page(priv->sink);
 		priv->sink = NULL;
 	} else {
-		svod_dev_tier_vmap_exit(priv->alloc->tier);
+		svod_dev_tier_importer_put(priv->alloc->tier);
 	}
 }
 
 /* Read-only dma-bufs, and every one where I/O memory needs accessors. */
 static const struct dma_buf_ops svod_dmabuf_ro_ops = {
 	.attach = svod_dmabuf_attach,
+	.detach = svod_dmabuf_detach,
 	.map_dma_buf = svod_dmabuf_map,
 	.unmap_dma_buf = svod_dmabuf_unmap,
 	.mmap = svod_dmabuf_mmap,
@@ -180,6 +259,7 @@ static const struct dma_buf_ops svod_dmabuf_ro_ops = {
 
 static const struct dma_buf_ops svod_dmabuf_rw_ops = {
 	.attach = svod_dmabuf_attach,
+	.detach = svod_dmabuf_detach,
 	.map_dma_buf = svod_dmabuf_map,
 	.unmap_dma_buf = svod_dmabuf_unmap,
 	.mmap = svod_dmabuf_mmap,

@@ -319,7 +319,7 @@ void svod_dev_tier_async_exit(struct svod_dev_tier *tier)
 	bool last;
 
 	spin_lock_irqsave(&tier->async_lock, irq);
-	last = !--tier->async_active && !tier->vmaps && tier->async_closed;
+	last = !--tier->async_active && !tier->importers && tier->async_closed;
 	spin_unlock_irqrestore(&tier->async_lock, irq);
 	if (last)
 		wake_up_var(&tier->async_active);
@@ -327,18 +327,19 @@ void svod_dev_tier_async_exit(struct svod_dev_tier *tier)
 EXPORT_SYMBOL_IF_KUNIT(svod_dev_tier_async_exit);
 
 /**
- * svod_dev_tier_vmap_enter() - give a kernel importer the tier's BAR mapping
+ * svod_dev_tier_importer_get() - let a kernel importer reach the tier's BAR
  * @tier: the tier
  *
- * A dma-buf importer's vmap (dmabuf.c) lasts until the importer lets go,
- * which svod cannot hurry: retiring the tier waits for it (see
- * svod_dev_tier_async_close()). Pair with svod_dev_tier_vmap_exit().
+ * A dma-buf importer's vmap or attachment (dmabuf.c) lasts until the
+ * importer lets go, which svod cannot hurry: retiring the tier waits for
+ * it (see svod_dev_tier_async_close()). Pair with
+ * svod_dev_tier_importer_put().
  *
  * Context: any; takes @tier's async_lock.
  * Return: true if the BAR stays mapped, and @tier's device bound, until
- * svod_dev_tier_vmap_exit(); false once the tier is being retired.
+ * svod_dev_tier_importer_put(); false once the tier is being retired.
  */
-bool svod_dev_tier_vmap_enter(struct svod_dev_tier *tier)
+bool svod_dev_tier_importer_get(struct svod_dev_tier *tier)
 {
 	unsigned long irq;
 	bool open;
@@ -346,57 +347,57 @@ bool svod_dev_tier_vmap_enter(struct svod_dev_tier *tier)
 	spin_lock_irqsave(&tier->async_lock, irq);
 	open = !tier->async_closed;
 	if (open)
-		tier->vmaps++;
+		tier->importers++;
 	spin_unlock_irqrestore(&tier->async_lock, irq);
 	return open;
 }
-EXPORT_SYMBOL_IF_KUNIT(svod_dev_tier_vmap_enter);
+EXPORT_SYMBOL_IF_KUNIT(svod_dev_tier_importer_get);
 
 /**
- * svod_dev_tier_vmap_exit() - an importer let go of the tier's BAR mapping
- * @tier: the tier, entered with svod_dev_tier_vmap_enter()
+ * svod_dev_tier_importer_put() - an importer let go of the tier's BAR
+ * @tier: the tier, entered with svod_dev_tier_importer_get()
  *
  * Context: any; takes @tier's async_lock.
  */
-void svod_dev_tier_vmap_exit(struct svod_dev_tier *tier)
+void svod_dev_tier_importer_put(struct svod_dev_tier *tier)
 {
 	unsigned long irq;
 	bool last;
 
 	spin_lock_irqsave(&tier->async_lock, irq);
-	last = !--tier->vmaps && !tier->async_active && tier->async_closed;
+	last = !--tier->importers && !tier->async_active && tier->async_closed;
 	spin_unlock_irqrestore(&tier->async_lock, irq);
 	if (last)
 		wake_up_var(&tier->async_active);
 }
-EXPORT_SYMBOL_IF_KUNIT(svod_dev_tier_vmap_exit);
+EXPORT_SYMBOL_IF_KUNIT(svod_dev_tier_importer_put);
 
-/* Transfers and importers' mappings still on @tier's BAR; @vmaps: the latter. */
+/* Transfers and importers still on @tier's BAR; @importers: the latter. */
 static unsigned int svod_dev_tier_users(struct svod_dev_tier *tier,
-					unsigned int *vmaps)
+					unsigned int *importers)
 {
 	unsigned long irq;
 	unsigned int users;
 
 	spin_lock_irqsave(&tier->async_lock, irq);
-	users = tier->async_active + tier->vmaps;
-	*vmaps = tier->vmaps;
+	users = tier->async_active + tier->importers;
+	*importers = tier->importers;
 	spin_unlock_irqrestore(&tier->async_lock, irq);
 	return users;
 }
 
 /*
- * No asynchronous transfer enters @tier from now on and no importer maps
- * it; waits for those inside. Transfers stop at their next chunk (async.c
- * checks between chunks); an importer's vmap lasts until the importer lets
- * go (a V4L2 queue, until its buffers are freed), so this says once that
- * it waits, and wakes every 10 s, as vfio's unbind does for its users,
- * never counting as a hung task.
+ * No asynchronous transfer enters @tier from now on and no importer
+ * reaches it; waits for those inside. Transfers stop at their next chunk
+ * (async.c checks between chunks); an importer's vmap or attachment lasts
+ * until the importer lets go (a V4L2 queue, until its buffers are freed),
+ * so this says once that it waits, and wakes every 10 s, as vfio's unbind
+ * does for its users, never counting as a hung task.
  */
 static void svod_dev_tier_async_close(struct svod_dev_tier *tier)
 {
 	unsigned long irq;
-	unsigned int vmaps;
+	unsigned int importers;
 	long timeout = 0;
 	bool said = false;
 
@@ -404,11 +405,12 @@ static void svod_dev_tier_async_close(struct svod_dev_tier *tier)
 	tier->async_closed = true;
 	spin_unlock_irqrestore(&tier->async_lock, irq);
 	while (!wait_var_event_timeout(&tier->async_active,
-				       !svod_dev_tier_users(tier, &vmaps), timeout)) {
+				       !svod_dev_tier_users(tier, &importers), timeout)) {
 		timeout = 10 * HZ;
-		if (vmaps && !said) {
-			pr_info("svod %s: tier %s: retiring it waits for %u kernel mapping%s of its dma-bufs to end\n",
-				tier->device, tier->spec.name, vmaps, vmaps == 1 ? "" : "s");
+		if (importers && !said) {
+			pr_info("svod %s: tier %s: retiring it waits for %u kernel importer%s of its dma-bufs to let go\n",
+				tier->device, tier->spec.name, importers,
+				importers == 1 ? "" : "s");
 			said = true;
 		}
 	}

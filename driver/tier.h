@@ -73,14 +73,14 @@ struct svod_tier_spec {
  * @core: the allocator
  * @live: live allocations (struct svod_allocation.tier_link)
  * @stats: bytes moved by each staging engine (atomics)
- * @async_lock: protects @async_active, @vmaps and @async_closed
+ * @async_lock: protects @async_active, @importers and @async_closed
  * @async_active: asynchronous transfers touching the BAR now (async.c),
  *	which take neither @io_sem nor @lock: they signal dma_fences, and
  *	those two are held around allocations elsewhere
- * @vmaps: kernel mappings of the tier's BAR given to dma-buf importers
- *	(dmabuf.c), which last until the importer lets go
+ * @importers: dma-buf importers in the kernel that reach the tier's BAR
+ *	(dmabuf.c: a vmap, an attachment), each until it lets go
  * @async_closed: set when the tier is retired; no asynchronous transfer
- *	starts touching the BAR after that, and no importer maps it
+ *	starts touching the BAR after that, and no importer reaches it
  */
 struct svod_dev_tier {
 	struct kref ref;
@@ -102,7 +102,7 @@ struct svod_dev_tier {
 	/* Protects @async_active and @async_closed. */
 	spinlock_t async_lock;
 	unsigned int async_active;
-	unsigned int vmaps;
+	unsigned int importers;
 	bool async_closed;
 };
 
@@ -127,7 +127,7 @@ void svod_dev_tier_unlock_retire(struct svod_dev_tier *tier);
 void svod_dev_tier_mark_gone(struct svod_dev_tier *tier);
 bool svod_dev_tier_async_enter(struct svod_dev_tier *tier);
 void svod_dev_tier_async_exit(struct svod_dev_tier *tier);
-bool svod_dev_tier_vmap_enter(struct svod_dev_tier *tier);
-void svod_dev_tier_vmap_exit(struct svod_dev_tier *tier);
+bool svod_dev_tier_importer_get(struct svod_dev_tier *tier);
+void svod_dev_tier_importer_put(struct svod_dev_tier *tier);
 
 #endif /* SVOD_TIER_H */

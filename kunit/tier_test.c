@@ -153,10 +153,10 @@ static void unbind_waits_for_an_importers_vmap(struct kunit *test)
 	int i;
 
 	init_completion(&u.done);
-	KUNIT_ASSERT_TRUE(test, svod_dev_tier_vmap_enter(tier));
+	KUNIT_ASSERT_TRUE(test, svod_dev_tier_importer_get(tier));
 	t = kthread_run(unbinder_fn, &u, "svod-kunit-unbind");
 	if (IS_ERR(t)) {
-		svod_dev_tier_vmap_exit(tier);
+		svod_dev_tier_importer_put(tier);
 		svod_dev_tier_put(tier);
 		KUNIT_ASSERT_FAILURE(test, "no thread to unbind with");
 	}
@@ -170,11 +170,11 @@ static void unbind_waits_for_an_importers_vmap(struct kunit *test)
 	/* Closed, with the importer still mapping: the unbind is inside. */
 	KUNIT_EXPECT_FALSE(test, completion_done(&u.done));
 	KUNIT_EXPECT_FALSE(test, READ_ONCE(tier->gone));
-	again = svod_dev_tier_vmap_enter(tier);
+	again = svod_dev_tier_importer_get(tier);
 	KUNIT_EXPECT_FALSE(test, again);
 	if (again)
-		svod_dev_tier_vmap_exit(tier);
-	svod_dev_tier_vmap_exit(tier);
+		svod_dev_tier_importer_put(tier);
+	svod_dev_tier_importer_put(tier);
 	wait_for_completion(&u.done);
 	KUNIT_EXPECT_TRUE(test, READ_ONCE(tier->gone));
 	svod_dev_tier_put(tier);

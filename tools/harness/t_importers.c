@@ -405,7 +405,7 @@ static void vivid_unbind_cases(int fd, int vfd, uint32_t fsize)
 		pid = unbind_child(bdf);
 	/* Bounded only so that a broken driver fails here instead of hanging. */
 	for (i = 0; pid > 0 && i < 6000 && !waited; i++) {
-		waited = ht_kmsg_find(kfd, "waits for 1 kernel mapping of its dma-bufs to end");
+		waited = ht_kmsg_find(kfd, "waits for 1 kernel importer of its dma-bufs to let go");
 		if (!waited)
 			usleep(10000);
 	}

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * svod_p2p_importer: a test-only dma-buf importer in the kernel, for
+ * t_p2p (tools/harness/t_p2p.c). No driver in QEMU's guest attaches a
+ * dma-buf peer-to-peer, so this one does it the way RDMA's pinned
+ * importers do (ib_umem_dmabuf_get_pinned(): a dynamic attachment that
+ * allows peer-to-peer, then the table), on behalf of QEMU's edu device,
+ * the guest's bus-master. It only reports the table; moving bytes through
+ * it would need edu's DMA engine, which svod.ko holds (svod_edu_dma).
+ *
+ * /sys/kernel/debug/svod_p2p_importer/ctl takes SVOD_P2P_IOCTL with a
+ * struct svod_p2p_req (tools/harness/t_p2p.c has the same definition):
+ * op STATIC attaches statically (dma_buf_attach()) and detaches; P2P_HOLD
+ * attaches dynamically with allow_peer2peer, maps and keeps the attachment
+ * (one at a time) and reports its table; RELEASE unmaps and detaches it;
+ * NOT_PCI attaches as P2P_HOLD does with a device that is not PCI, and
+ * lets go. The edu device is the importer's; ENODEV without one.
+ */
+#include <linux/debugfs.h>
+#include <linux/device.h>
+#include <linux/dma-buf.h>
+#include <linux/dma-resv.h>
+#include <linux/fs.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/pci.h>
+#include <linux/scatterlist.h>
+
+struct svod_p2p_req {
+	__s32 fd;
+	__u32 op;
+	__u64 addr;	/* out: first entry's DMA address */
+	__u64 len;	/* out: sum of the entries' DMA lengths */
+	__u32 nents;	/* out */
+	__u32 contiguous;	/* out: 1 if each entry starts where the last ended */
+};
+
+enum { SVOD_P2P_STATIC, SVOD_P2P_HOLD, SVOD_P2P_RELEASE, SVOD_P2P_NOT_PCI };
+
+#define SVOD_P2P_IOCTL	_IOWR('S', 0x70, struct svod_p2p_req)
+
+static struct dentry *dir;
+static struct device *not_pci;
+static DEFINE_MUTEX(lock);
+static struct dma_buf_attachment *held;
+static struct sg_table *held_sgt;
+
+/* A pinned importer's table never moves: nothing to do. */
+static void p2p_move_notify(struct dma_buf_attachment *attach)
+{
+}
+
+static const struct dma_buf_attach_ops p2p_ops = {
+	.allow_peer2peer = true,
+	.move_notify = p2p_move_notify,
+};
+
+static void p2p_release(void)
+{
+	struct dma_buf *dmabuf;
+
+	if (!held)
+		return;
+	dmabuf = held->dmabuf;
+	dma_resv_lock(dmabuf->resv, NULL);
+	dma_buf_unmap_attachment(held, held_sgt, DMA_BIDIRECTIONAL);
+	dma_resv_unlock(dmabuf->resv);
+	dma_buf_detach(dmabuf, held);
+	dma_buf_put(dmabuf);
+	held = NULL;
+	held_sgt = NULL;
+}
+
+static int p2p_hold(struct dma_buf *dmabuf, struct device *dev, struct svod_p2p_req *req)
+{
+	struct dma_buf_attachment *attach;
+	struct scatterlist *sg;
+	struct sg_table *sgt;
+	dma_addr_t next = 0;
+	unsigned int i;
+
+	attach = dma_buf_dynamic_attach(dmabuf, dev, &p2p_ops, NULL);
+	if (IS_ERR(attach))
+		return PTR_ERR(attach);
+	dma_resv_lock(dmabuf->resv, NULL);
+	sgt = dma_buf_map_attachment(attach, DMA_BIDIRECTIONAL);
+	dma_resv_unlock(dmabuf->resv);
+	if (IS_ERR(sgt)) {
+		dma_buf_detach(dmabuf, attach);
+		return PTR_ERR(sgt);
+	}
+	req->addr = sg_dma_address(sgt->sgl);
+	req->len = 0;
+	req->nents = sgt->nents;
+	req->contiguous = 1;
+	for_each_sgtable_dma_sg(sgt, sg, i) {
+		if (i && sg_dma_address(sg) != next)
+			req->contiguous = 0;
+		next = sg_dma_address(sg) + sg_dma_len(sg);
+		req->len += sg_dma_len(sg);
+	}
+	held = attach;
+	held_sgt = sgt;
+	return 0;
+}
+
+static long p2p_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
+{
+	struct pci_dev *edu = pci_get_device(0x1234, 0x11e8, NULL);
+	struct dma_buf_attachment *attach;
+	struct svod_p2p_req req;
+	struct dma_buf *dmabuf = NULL;
+	long ret;
+
+	if (cmd != SVOD_P2P_IOCTL) {
+		ret = -ENOTTY;
+		goto out;
+	}
+	if (copy_from_user(&req, (void __user *)arg, sizeof(req))) {
+		ret = -EFAULT;
+		goto out;
+	}
+	mutex_lock(&lock);
+	if (req.op == SVOD_P2P_RELEASE) {
+		ret = held ? 0 : -ENOENT;
+		p2p_release();
+		goto unlock;
+	}
+	ret = -ENODEV;
+	if (!edu)
+		goto unlock;
+	dmabuf = dma_buf_get(req.fd);
+	if (IS_ERR(dmabuf)) {
+		ret = PTR_ERR(dmabuf);
+		dmabuf = NULL;
+		goto unlock;
+	}
+	switch (req.op) {
+	case SVOD_P2P_STATIC:
+		attach = dma_buf_attach(dmabuf, &edu->dev);
+		ret = PTR_ERR_OR_ZERO(attach);
+		if (!ret)
+			dma_buf_detach(dmabuf, attach);
+		break;
+	case SVOD_P2P_HOLD:
+		ret = held ? -EBUSY : p2p_hold(dmabuf, &edu->dev, &req);
+		if (!ret)
+			dmabuf = NULL;	/* the held attachment keeps the reference */
+		break;
+	case SVOD_P2P_NOT_PCI:
+		ret = held ? -EBUSY : p2p_hold(dmabuf, not_pci, &req);
+		p2p_release();
+		break;
+	default:
+		ret = -EINVAL;
+	}
+	if (!ret && copy_to_user((void __user *)arg, &req, sizeof(req)))
+		ret = -EFAULT;
+unlock:
+	mutex_unlock(&lock);
+	if (dmabuf)
+		dma_buf_put(dmabuf);
+out:
+	pci_dev_put(edu);
+	return ret;
+}
+
+static const struct file_operations p2p_fops = {
+	.owner = THIS_MODULE,
+	.unlocked_ioctl = p2p_ioctl,
+};
+
+static int __init p2p_init(void)
+{
+	not_pci = root_device_register("svod_p2p_not_pci");
+	if (IS_ERR(not_pci))
+		return PTR_ERR(not_pci);
+	dir = debugfs_create_dir("svod_p2p_importer", NULL);
+	debugfs_create_file("ctl", 0600, dir, NULL, &p2p_fops);
+	return 0;
+}
+
+static void __exit p2p_exit(void)
+{
+	debugfs_remove_recursive(dir);
+	mutex_lock(&lock);
+	p2p_release();
+	mutex_unlock(&lock);
+	root_device_unregister(not_pci);
+}
+
+module_init(p2p_init);
+module_exit(p2p_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("svod test-only: a peer-to-peer dma-buf importer for t_p2p");
+MODULE_IMPORT_NS(DMA_BUF);
