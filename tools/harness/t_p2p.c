@@ -12,8 +12,10 @@
  * pci_p2pdma_distance() through the host bridge; tools/rig/run.sh) the
  * edu device gets a table of the allocation's bus addresses: one range,
  * the BAR's (sysfs resource) plus the allocation's offset in it, its size
- * long; a read-only dma-buf is EACCES (the core maps it
- * DMA_BIDIRECTIONAL). On stock (no CONFIG_PCI_P2PDMA) edu is EOPNOTSUPP.
+ * long, and edu's DMA (its second channel, svod_edu_dma) through that
+ * table writes 8 KiB across two entries, which a READ of the allocation
+ * then finds, and nothing else; a read-only dma-buf is EACCES (the core
+ * maps it DMA_BIDIRECTIONAL). On stock (no CONFIG_PCI_P2PDMA) edu is EOPNOTSUPP.
  * Unbinding the second device while edu holds an attachment waits, saying
  * so in the kernel log, until it lets go; then an attachment of the gone
  * device's dma-buf is ENODEV, and the device binds again, clean.
@@ -30,8 +32,12 @@
 #include "common.h"
 #include "tap.h"
 
-#define NR_CASES	10
+#define NR_CASES	11
 #define SZ		(256u << 10)
+/* edu's write: 8 KiB across the first two 64 KiB entries of edu's table. */
+#define W_OFF		((64u << 10) - 2048)
+#define W_LEN		8192u
+#define W_SEED		77u
 
 /* tools/testing/p2p_importer/svod_p2p_importer.c */
 struct svod_p2p_req {
@@ -41,9 +47,12 @@ struct svod_p2p_req {
 	uint64_t len;
 	uint32_t nents;
 	uint32_t contiguous;
+	uint64_t offset;
+	uint32_t length;
+	uint32_t seed;
 };
 
-enum { SVOD_P2P_STATIC, SVOD_P2P_HOLD, SVOD_P2P_RELEASE, SVOD_P2P_NOT_PCI };
+enum { SVOD_P2P_STATIC, SVOD_P2P_HOLD, SVOD_P2P_RELEASE, SVOD_P2P_NOT_PCI, SVOD_P2P_WRITE };
 
 #define SVOD_P2P_IOCTL	_IOWR('S', 0x70, struct svod_p2p_req)
 #define CTL		"/sys/kernel/debug/svod_p2p_importer/ctl"
@@ -92,10 +101,11 @@ static int exported(const struct svod_tier_info *t, uint32_t flags, struct svod_
 
 static void test_attach(const struct svod_tier_info *t, int p2p)
 {
+	static uint8_t want[SZ], got[SZ];
 	struct svod_alloc pad = {}, a = {}, ro = {};
-	struct svod_p2p_req r = {};
+	struct svod_p2p_req r = {}, w;
 	uint64_t bar = 0, off = 0;
-	int d = -1, dro = -1, ret;
+	int d = -1, dro = -1, ret, held;
 
 	/* First fit: the exported allocation starts past this one, not at 0. */
 	ret = svod_alloc_flags(svod, t->id, SZ, 0, SVOD_ALLOC_MAPPABLE, &pad);
@@ -107,8 +117,7 @@ static void test_attach(const struct svod_tier_info *t, int p2p)
 		  "importer_that_is_not_pci_refused");
 
 	ret = importer(SVOD_P2P_HOLD, d, &r);
-	if (!ret)
-		importer(SVOD_P2P_RELEASE, -1, NULL);
+	held = !ret;
 	tap_errno(ret, p2p ? 0 : -EOPNOTSUPP, "edu_attaches_peer_to_peer (%s kernel)",
 		  p2p ? "test" : "stock");
 	if (p2p) {
@@ -120,9 +129,23 @@ static void test_attach(const struct svod_tier_info *t, int p2p)
 		if (!ret && (!r.nents || !r.contiguous || r.len != SZ || r.addr != bar + off))
 			ret = -ERANGE;
 		tap_ok(!ret, "table_is_the_allocations_bus_range (%s)", ht_err(ret));
+		/* edu's DMA into the BAR through the table; the rest stays zero. */
+		w = (struct svod_p2p_req){ .op = SVOD_P2P_WRITE, .offset = W_OFF,
+					   .length = W_LEN, .seed = W_SEED };
+		ret = held ? (ioctl(ctl, SVOD_P2P_IOCTL, &w) ? -errno : 0) : -ENOENT;
+		tap_diag("edu's write through the table: %s", ht_err(ret));
+		ht_fill_xorshift(want + W_OFF, W_LEN, W_SEED);
+		ret = ret ? ret : svod_read(svod, a.handle, 0, got, SZ, 0, NULL);
+		if (!ret && memcmp(got, want, SZ))
+			ret = -EBADMSG;
+		tap_ok(!ret, "edu_dma_through_the_table_lands_in_the_allocation (%s)", ht_err(ret));
 	} else {
 		tap_skip("no CONFIG_PCI_P2PDMA", "table_is_the_allocations_bus_range");
+		tap_skip("no CONFIG_PCI_P2PDMA",
+			 "edu_dma_through_the_table_lands_in_the_allocation");
 	}
+	if (held)
+		importer(SVOD_P2P_RELEASE, -1, NULL);
 	ret = importer(SVOD_P2P_HOLD, dro, NULL);
 	if (!ret)
 		importer(SVOD_P2P_RELEASE, -1, NULL);

@@ -4,12 +4,14 @@
  * (PCI 1234:11e8), so svod's DMA engine moves real bus-master DMA in a guest.
  * Never installed.
  *
- * One DMA_MEMCPY channel. edu can only copy between a bus address and its own
- * 4 KiB buffer (device address 0x40000), so each memcpy descriptor is done in
+ * Two DMA_MEMCPY channels on edu's one engine: svod.ko takes the first for
+ * its lifetime, and the second is left for another client (t_p2p's test
+ * importer). edu can only copy between a bus address and its own 4 KiB
+ * buffer (device address 0x40000), so each memcpy descriptor is done in
  * hops of at most 4095 bytes (see EDU_HOP_MAX): source bus address -> edu
- * buffer -> destination bus address. A worker runs the issued descriptors in
- * order, polling edu's DMA command register (each hop takes about 100 ms of
- * QEMU's virtual clock).
+ * buffer -> destination bus address. One worker runs the issued
+ * descriptors of both channels, each channel's in order, polling edu's DMA
+ * command register (each hop takes about 100 ms of QEMU's virtual clock).
  * Register facts: /work/shared/qemu-devices.md (QEMU docs/specs/edu.txt).
  *
  * Lock ordering: edu_dma.lock is the only lock; callbacks run without it.
@@ -63,37 +65,57 @@ struct edu_desc {
 	size_t len;
 };
 
+#define EDU_NR_CHANS		2
+
 /**
- * struct edu_dma - one edu device and its channel
- * @dma: the dmaengine device
- * @chan: its only channel
- * @regs: BAR0
- * @lock: see below
+ * struct edu_chan - one channel
+ * @chan: what dmaengine clients see
+ * @edu: its device
  * @submitted: descriptors submitted, not yet issued
  * @issued: descriptors issued, waiting for the worker
+ * @abort_active: terminate_all was called while the worker ran one of this
+ *	channel's descriptors: drop it
+ */
+struct edu_chan {
+	struct dma_chan chan;
+	struct edu_dma *edu;
+	struct list_head submitted;
+	struct list_head issued;
+	bool abort_active;
+};
+
+/**
+ * struct edu_dma - one edu device and its channels
+ * @dma: the dmaengine device
+ * @chans: its channels
+ * @regs: BAR0
+ * @lock: see below
  * @active: the descriptor the worker runs, or NULL
- * @abort_active: terminate_all was called while @active ran: drop it
+ * @next: the channel the worker looks at first (round robin)
  * @work: the worker
  */
 struct edu_dma {
 	struct dma_device dma;
-	struct dma_chan chan;
+	struct edu_chan chans[EDU_NR_CHANS];
 	void __iomem *regs;
 	/*
-	 * Protects @submitted, @issued, @active, @abort_active and the
-	 * channel's cookies (chan.cookie, chan.completed_cookie).
+	 * Protects the channels' lists, their abort_active and cookies
+	 * (chan.cookie, chan.completed_cookie), @active and @next.
 	 */
 	spinlock_t lock;
-	struct list_head submitted;
-	struct list_head issued;
 	struct edu_desc *active;
-	bool abort_active;
+	unsigned int next;
 	struct work_struct work;
 };
 
+static struct edu_chan *to_ec(struct dma_chan *chan)
+{
+	return container_of(chan, struct edu_chan, chan);
+}
+
 static struct edu_dma *to_edu(struct dma_chan *chan)
 {
-	return container_of(chan, struct edu_dma, chan);
+	return to_ec(chan)->edu;
 }
 
 static dma_cookie_t edu_tx_submit(struct dma_async_tx_descriptor *tx)
@@ -109,7 +131,7 @@ static dma_cookie_t edu_tx_submit(struct dma_async_tx_descriptor *tx)
 		cookie = DMA_MIN_COOKIE;
 	chan->cookie = cookie;
 	tx->cookie = cookie;
-	list_add_tail(&d->node, &edu->submitted);
+	list_add_tail(&d->node, &to_ec(chan)->submitted);
 	spin_unlock_bh(&edu->lock);
 	return cookie;
 }
@@ -137,9 +159,10 @@ edu_prep_dma_memcpy(struct dma_chan *chan, dma_addr_t dst, dma_addr_t src,
 static void edu_issue_pending(struct dma_chan *chan)
 {
 	struct edu_dma *edu = to_edu(chan);
+	struct edu_chan *ec = to_ec(chan);
 
 	spin_lock_bh(&edu->lock);
-	list_splice_tail_init(&edu->submitted, &edu->issued);
+	list_splice_tail_init(&ec->submitted, &ec->issued);
 	spin_unlock_bh(&edu->lock);
 	schedule_work(&edu->work);
 }
@@ -171,13 +194,14 @@ static void edu_free_list(struct list_head *list)
 static int edu_terminate_all(struct dma_chan *chan)
 {
 	struct edu_dma *edu = to_edu(chan);
+	struct edu_chan *ec = to_ec(chan);
 	LIST_HEAD(dropped);
 
 	spin_lock_bh(&edu->lock);
-	list_splice_tail_init(&edu->submitted, &dropped);
-	list_splice_tail_init(&edu->issued, &dropped);
-	if (edu->active)
-		edu->abort_active = true;
+	list_splice_tail_init(&ec->submitted, &dropped);
+	list_splice_tail_init(&ec->issued, &dropped);
+	if (edu->active && edu->active->tx.chan == chan)
+		ec->abort_active = true;
 	spin_unlock_bh(&edu->lock);
 	edu_free_list(&dropped);
 	return 0;
@@ -213,6 +237,7 @@ static int edu_hop(struct edu_dma *edu, dma_addr_t src, dma_addr_t dst,
 static bool edu_run(struct edu_dma *edu, struct edu_desc *d,
 		    enum dmaengine_tx_result *result)
 {
+	struct edu_chan *ec = to_ec(d->tx.chan);
 	size_t pos, n;
 	bool aborted;
 
@@ -229,12 +254,31 @@ static bool edu_run(struct edu_dma *edu, struct edu_desc *d,
 			break;
 		}
 		spin_lock_bh(&edu->lock);
-		aborted = edu->abort_active;
+		aborted = ec->abort_active;
 		spin_unlock_bh(&edu->lock);
 		if (aborted)
 			return false;
 	}
 	return true;
+}
+
+/* The next issued descriptor, the channels taken in turn; edu's lock held. */
+static struct edu_desc *edu_next(struct edu_dma *edu)
+{
+	struct edu_desc *d;
+	unsigned int i, c;
+
+	for (i = 0; i < EDU_NR_CHANS; i++) {
+		c = (edu->next + i) % EDU_NR_CHANS;
+		d = list_first_entry_or_null(&edu->chans[c].issued, struct edu_desc, node);
+		if (d) {
+			list_del(&d->node);
+			edu->chans[c].abort_active = false;
+			edu->next = c + 1;
+			return d;
+		}
+	}
+	return NULL;
 }
 
 static void edu_work(struct work_struct *work)
@@ -246,12 +290,8 @@ static void edu_work(struct work_struct *work)
 
 	for (;;) {
 		spin_lock_bh(&edu->lock);
-		d = list_first_entry_or_null(&edu->issued, struct edu_desc, node);
-		if (d) {
-			list_del(&d->node);
-			edu->active = d;
-			edu->abort_active = false;
-		}
+		d = edu_next(edu);
+		edu->active = d;
 		spin_unlock_bh(&edu->lock);
 		if (!d)
 			return;
@@ -259,10 +299,10 @@ static void edu_work(struct work_struct *work)
 		keep = edu_run(edu, d, &res.result);
 
 		spin_lock_bh(&edu->lock);
-		keep = keep && !edu->abort_active;
+		keep = keep && !to_ec(d->tx.chan)->abort_active;
 		edu->active = NULL;
 		if (keep)
-			edu->chan.completed_cookie = d->tx.cookie;
+			d->tx.chan->completed_cookie = d->tx.cookie;
 		spin_unlock_bh(&edu->lock);
 
 		if (keep && d->tx.callback_result)
@@ -276,6 +316,7 @@ static void edu_work(struct work_struct *work)
 static int edu_dma_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
 	struct edu_dma *edu;
+	unsigned int i;
 	u32 ident;
 	int ret;
 
@@ -301,8 +342,6 @@ static int edu_dma_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	pci_set_master(pdev);
 
 	spin_lock_init(&edu->lock);
-	INIT_LIST_HEAD(&edu->submitted);
-	INIT_LIST_HEAD(&edu->issued);
 	INIT_WORK(&edu->work, edu_work);
 
 	edu->dma.dev = &pdev->dev;
@@ -316,15 +355,20 @@ static int edu_dma_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	edu->dma.device_terminate_all = edu_terminate_all;
 	edu->dma.device_synchronize = edu_synchronize;
 	edu->dma.device_free_chan_resources = edu_free_chan_resources;
-	edu->chan.device = &edu->dma;
-	list_add_tail(&edu->chan.device_node, &edu->dma.channels);
+	for (i = 0; i < EDU_NR_CHANS; i++) {
+		edu->chans[i].edu = edu;
+		INIT_LIST_HEAD(&edu->chans[i].submitted);
+		INIT_LIST_HEAD(&edu->chans[i].issued);
+		edu->chans[i].chan.device = &edu->dma;
+		list_add_tail(&edu->chans[i].chan.device_node, &edu->dma.channels);
+	}
 
 	ret = dma_async_device_register(&edu->dma);
 	if (ret)
 		return ret;
 	pci_set_drvdata(pdev, edu);
-	dev_info(&pdev->dev, "edu id %#x: DMA_MEMCPY channel %s\n", ident,
-		 dma_chan_name(&edu->chan));
+	dev_info(&pdev->dev, "edu id %#x: DMA_MEMCPY channels %s, %s\n", ident,
+		 dma_chan_name(&edu->chans[0].chan), dma_chan_name(&edu->chans[1].chan));
 	return 0;
 }
 

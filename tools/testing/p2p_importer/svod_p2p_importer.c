@@ -5,8 +5,8 @@
  * dma-buf peer-to-peer, so this one does it the way RDMA's pinned
  * importers do (ib_umem_dmabuf_get_pinned(): a dynamic attachment that
  * allows peer-to-peer, then the table), on behalf of QEMU's edu device,
- * the guest's bus-master. It only reports the table; moving bytes through
- * it would need edu's DMA engine, which svod.ko holds (svod_edu_dma).
+ * the guest's bus-master, and moves bytes through the table with edu's
+ * second DMA channel (svod_edu_dma; svod.ko holds the first).
  *
  * /sys/kernel/debug/svod_p2p_importer/ctl takes SVOD_P2P_IOCTL with a
  * struct svod_p2p_req (tools/harness/t_p2p.c has the same definition):
@@ -14,9 +14,15 @@
  * attaches dynamically with allow_peer2peer, maps and keeps the attachment
  * (one at a time) and reports its table; RELEASE unmaps and detaches it;
  * NOT_PCI attaches as P2P_HOLD does with a device that is not PCI, and
- * lets go. The edu device is the importer's; ENODEV without one.
+ * lets go; WRITE has edu copy @length bytes (at most 64 KiB) of a pattern
+ * (tools/harness/common.c's xorshift of @seed) from memory to @offset of
+ * the held attachment's range, through its table, and waits for the copy.
+ * The edu device is the importer's; ENODEV without one.
  */
+#include <linux/completion.h>
 #include <linux/debugfs.h>
+#include <linux/dmaengine.h>
+#include <linux/dma-mapping.h>
 #include <linux/device.h>
 #include <linux/dma-buf.h>
 #include <linux/dma-resv.h>
@@ -25,6 +31,8 @@
 #include <linux/mutex.h>
 #include <linux/pci.h>
 #include <linux/scatterlist.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
 
 struct svod_p2p_req {
 	__s32 fd;
@@ -33,9 +41,14 @@ struct svod_p2p_req {
 	__u64 len;	/* out: sum of the entries' DMA lengths */
 	__u32 nents;	/* out */
 	__u32 contiguous;	/* out: 1 if each entry starts where the last ended */
+	__u64 offset;	/* WRITE: where in the range */
+	__u32 length;	/* WRITE: bytes */
+	__u32 seed;	/* WRITE: the pattern's */
 };
 
-enum { SVOD_P2P_STATIC, SVOD_P2P_HOLD, SVOD_P2P_RELEASE, SVOD_P2P_NOT_PCI };
+enum { SVOD_P2P_STATIC, SVOD_P2P_HOLD, SVOD_P2P_RELEASE, SVOD_P2P_NOT_PCI, SVOD_P2P_WRITE };
+
+#define SVOD_P2P_MAX_WRITE	SZ_64K
 
 #define SVOD_P2P_IOCTL	_IOWR('S', 0x70, struct svod_p2p_req)
 
@@ -104,6 +117,101 @@ static int p2p_hold(struct dma_buf *dmabuf, struct device *dev, struct svod_p2p_
 	return 0;
 }
 
+static void p2p_done(void *param)
+{
+	complete(param);
+}
+
+/*
+ * One memcpy descriptor per table entry that [@offset, @offset + @len)
+ * touches, the last one completing @done (a channel runs its descriptors
+ * in order); 0 or a negative errno.
+ */
+static int p2p_queue(struct dma_chan *chan, struct sg_table *sgt, u64 offset,
+		     dma_addr_t src, size_t len, struct completion *done)
+{
+	struct dma_async_tx_descriptor *tx;
+	struct scatterlist *sg;
+	u64 start = 0, pos, n;
+	unsigned int i;
+
+	for_each_sgtable_dma_sg(sgt, sg, i) {
+		if (!len)
+			break;
+		if (offset < start + sg_dma_len(sg)) {
+			pos = offset - start;
+			n = min_t(u64, len, sg_dma_len(sg) - pos);
+			tx = dmaengine_prep_dma_memcpy(chan, sg_dma_address(sg) + pos, src, n,
+						       DMA_PREP_INTERRUPT);
+			if (!tx)
+				return -ENOMEM;
+			if (n == len) {
+				tx->callback = p2p_done;
+				tx->callback_param = done;
+			}
+			if (dma_submit_error(dmaengine_submit(tx)))
+				return -EIO;
+			offset += n;
+			src += n;
+			len -= n;
+		}
+		start += sg_dma_len(sg);
+	}
+	return len ? -ERANGE : 0;
+}
+
+/* edu copies the pattern into the held attachment's range, through its table. */
+static int p2p_write(struct svod_p2p_req *req)
+{
+	DECLARE_COMPLETION_ONSTACK(done);
+	struct dma_chan *chan;
+	dma_cap_mask_t mask;
+	dma_addr_t src;
+	u32 seed = req->seed;
+	u8 *buf;
+	size_t i;
+	int ret;
+
+	if (!held)
+		return -ENOENT;
+	if (!req->length || req->length > SVOD_P2P_MAX_WRITE)
+		return -EINVAL;
+	dma_cap_zero(mask);
+	dma_cap_set(DMA_MEMCPY, mask);
+	chan = dma_request_chan_by_mask(&mask);
+	if (IS_ERR(chan))
+		return PTR_ERR(chan);
+	ret = -ENOMEM;
+	buf = kmalloc(req->length, GFP_KERNEL);
+	if (!buf)
+		goto release;
+	for (i = 0; i < req->length; i++) {
+		seed ^= seed << 13;
+		seed ^= seed >> 17;
+		seed ^= seed << 5;
+		buf[i] = (u8)seed;
+	}
+	src = dma_map_single(chan->device->dev, buf, req->length, DMA_TO_DEVICE);
+	ret = dma_mapping_error(chan->device->dev, src);
+	if (ret)
+		goto free;
+	/* A hop takes about 100 ms of edu's time: 60 s is for a broken engine. */
+	ret = p2p_queue(chan, held_sgt, req->offset, src, req->length, &done);
+	if (!ret) {
+		dma_async_issue_pending(chan);
+		if (!wait_for_completion_timeout(&done, 60 * HZ))
+			ret = -ETIMEDOUT;
+	}
+	if (ret)
+		dmaengine_terminate_sync(chan);
+	dma_unmap_single(chan->device->dev, src, req->length, DMA_TO_DEVICE);
+free:
+	kfree(buf);
+release:
+	dma_release_channel(chan);
+	return ret;
+}
+
 static long p2p_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 {
 	struct pci_dev *edu = pci_get_device(0x1234, 0x11e8, NULL);
@@ -124,6 +232,10 @@ static long p2p_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 	if (req.op == SVOD_P2P_RELEASE) {
 		ret = held ? 0 : -ENOENT;
 		p2p_release();
+		goto unlock;
+	}
+	if (req.op == SVOD_P2P_WRITE) {
+		ret = p2p_write(&req);
 		goto unlock;
 	}
 	ret = -ENODEV;
