@@ -281,6 +281,34 @@ bool svod_dev_tier_trylock_retire(struct svod_dev_tier *tier)
 }
 EXPORT_SYMBOL_IF_KUNIT(svod_dev_tier_trylock_retire);
 
+/* One more user of @tier's BAR in @count, unless the tier is retiring. */
+static bool svod_dev_tier_enter(struct svod_dev_tier *tier, unsigned int *count)
+{
+	unsigned long irq;
+	bool open;
+
+	spin_lock_irqsave(&tier->async_lock, irq);
+	open = !tier->async_closed;
+	if (open)
+		(*count)++;
+	spin_unlock_irqrestore(&tier->async_lock, irq);
+	return open;
+}
+
+/* One user of @tier's BAR fewer in @count; the last wakes the retirement. */
+static void svod_dev_tier_exit(struct svod_dev_tier *tier, unsigned int *count)
+{
+	unsigned long irq;
+	bool last;
+
+	spin_lock_irqsave(&tier->async_lock, irq);
+	--*count;
+	last = !tier->async_active && !tier->importers && tier->async_closed;
+	spin_unlock_irqrestore(&tier->async_lock, irq);
+	if (last)
+		wake_up_var(&tier->async_active);
+}
+
 /**
  * svod_dev_tier_async_enter() - start touching a tier's BAR, asynchronously
  * @tier: the tier
@@ -295,15 +323,7 @@ EXPORT_SYMBOL_IF_KUNIT(svod_dev_tier_trylock_retire);
  */
 bool svod_dev_tier_async_enter(struct svod_dev_tier *tier)
 {
-	unsigned long irq;
-	bool open;
-
-	spin_lock_irqsave(&tier->async_lock, irq);
-	open = !tier->async_closed;
-	if (open)
-		tier->async_active++;
-	spin_unlock_irqrestore(&tier->async_lock, irq);
-	return open;
+	return svod_dev_tier_enter(tier, &tier->async_active);
 }
 EXPORT_SYMBOL_IF_KUNIT(svod_dev_tier_async_enter);
 
@@ -315,14 +335,7 @@ EXPORT_SYMBOL_IF_KUNIT(svod_dev_tier_async_enter);
  */
 void svod_dev_tier_async_exit(struct svod_dev_tier *tier)
 {
-	unsigned long irq;
-	bool last;
-
-	spin_lock_irqsave(&tier->async_lock, irq);
-	last = !--tier->async_active && !tier->importers && tier->async_closed;
-	spin_unlock_irqrestore(&tier->async_lock, irq);
-	if (last)
-		wake_up_var(&tier->async_active);
+	svod_dev_tier_exit(tier, &tier->async_active);
 }
 EXPORT_SYMBOL_IF_KUNIT(svod_dev_tier_async_exit);
 
@@ -341,15 +354,7 @@ EXPORT_SYMBOL_IF_KUNIT(svod_dev_tier_async_exit);
  */
 bool svod_dev_tier_importer_get(struct svod_dev_tier *tier)
 {
-	unsigned long irq;
-	bool open;
-
-	spin_lock_irqsave(&tier->async_lock, irq);
-	open = !tier->async_closed;
-	if (open)
-		tier->importers++;
-	spin_unlock_irqrestore(&tier->async_lock, irq);
-	return open;
+	return svod_dev_tier_enter(tier, &tier->importers);
 }
 EXPORT_SYMBOL_IF_KUNIT(svod_dev_tier_importer_get);
 
@@ -361,14 +366,7 @@ EXPORT_SYMBOL_IF_KUNIT(svod_dev_tier_importer_get);
  */
 void svod_dev_tier_importer_put(struct svod_dev_tier *tier)
 {
-	unsigned long irq;
-	bool last;
-
-	spin_lock_irqsave(&tier->async_lock, irq);
-	last = !--tier->importers && !tier->async_active && tier->async_closed;
-	spin_unlock_irqrestore(&tier->async_lock, irq);
-	if (last)
-		wake_up_var(&tier->async_active);
+	svod_dev_tier_exit(tier, &tier->importers);
 }
 EXPORT_SYMBOL_IF_KUNIT(svod_dev_tier_importer_put);
 

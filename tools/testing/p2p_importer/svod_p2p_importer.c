@@ -4,7 +4,7 @@
  * t_p2p (tools/harness/t_p2p.c). No driver in QEMU's guest attaches a
  * dma-buf peer-to-peer, so this one does it the way RDMA's pinned
  * importers do (ib_umem_dmabuf_get_pinned(): a dynamic attachment that
- * allows peer-to-peer, then the table), on behalf of QEMU's edu device,
+ * allows peer-to-peer, pinned, then the table), on behalf of QEMU's edu device,
  * the guest's bus-master, and moves bytes through the table with edu's
  * second DMA channel (svod_edu_dma; svod.ko holds the first).
  *
@@ -77,6 +77,7 @@ static void p2p_release(void)
 	dmabuf = held->dmabuf;
 	dma_resv_lock(dmabuf->resv, NULL);
 	dma_buf_unmap_attachment(held, held_sgt, DMA_BIDIRECTIONAL);
+	dma_buf_unpin(held);
 	dma_resv_unlock(dmabuf->resv);
 	dma_buf_detach(dmabuf, held);
 	dma_buf_put(dmabuf);
@@ -91,12 +92,17 @@ static int p2p_hold(struct dma_buf *dmabuf, struct device *dev, struct svod_p2p_
 	struct sg_table *sgt;
 	dma_addr_t next = 0;
 	unsigned int i;
+	int ret;
 
 	attach = dma_buf_dynamic_attach(dmabuf, dev, &p2p_ops, NULL);
 	if (IS_ERR(attach))
 		return PTR_ERR(attach);
+	/* As ib_umem_dmabuf_get_pinned(): pin, then map, under the lock. */
 	dma_resv_lock(dmabuf->resv, NULL);
-	sgt = dma_buf_map_attachment(attach, DMA_BIDIRECTIONAL);
+	ret = dma_buf_pin(attach);
+	sgt = ret ? ERR_PTR(ret) : dma_buf_map_attachment(attach, DMA_BIDIRECTIONAL);
+	if (IS_ERR(sgt) && !ret)
+		dma_buf_unpin(attach);
 	dma_resv_unlock(dmabuf->resv);
 	if (IS_ERR(sgt)) {
 		dma_buf_detach(dmabuf, attach);
