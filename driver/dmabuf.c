@@ -229,8 +229,8 @@ static int svod_dmabuf_vmap(struct dma_buf *dmabuf, struct iosys_map *map)
 	if (!svod_dev_tier_importer_get(tier))
 		return svod_dmabuf_vmap_sink(priv, map);
 	bar = &tier->sdev->bars[tier->spec.bar];
-	iosys_map_set_vaddr(map, (void __force *)bar->wc + tier->spec.offset +
-			    (svod_allocation_start(alloc) - tier->spec.base));
+	iosys_map_set_vaddr(map, (void __force *)bar->wc +
+			    (svod_allocation_phys(alloc) - bar->phys));
 	return 0;
 }
 

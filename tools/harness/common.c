@@ -738,6 +738,40 @@ int ht_kmsg_find(int kfd, const char *needle)
 }
 
 /**
+ * ht_unbind_waits_for_importer() - unbind a device in a child, and see it wait
+ * @bdf: the device; one kernel importer holds a dma-buf of it
+ * @pid: out: the child, to reap with ht_wait_exit() once the importer let
+ *	go (its status is 0 if the unbind succeeded), or -1 if none started
+ *
+ * The child writes @bdf to svod's unbind. The unbind must say once in the
+ * kernel log that it waits for the importer (driver/tier.c), and the child
+ * must still be inside it after that. The poll for the line is bounded
+ * (60 s) only so that a broken driver fails instead of hanging.
+ *
+ * Context: main thread; needs root.
+ * Return: 1 if the line was logged and the child still waits, else 0.
+ */
+int ht_unbind_waits_for_importer(const char *bdf, pid_t *pid)
+{
+	int kfd = ht_kmsg_open(), said = 0, i;
+
+	*pid = -1;
+	if (kfd < 0)
+		return 0;
+	*pid = fork();
+	if (!*pid)
+		_exit(svod_driver_bind(bdf, 0) ? 1 : 0);
+	for (i = 0; *pid > 0 && i < 6000 && !said; i++) {
+		said = ht_kmsg_find(kfd, "waits for 1 kernel importer of its dma-bufs to let go");
+		if (!said)
+			usleep(10000);
+	}
+	close(kfd);
+	tap_diag("unbind of %s: the wait %s logged", bdf, said ? "was" : "was not");
+	return said && *pid > 0 && waitpid(*pid, NULL, WNOHANG) == 0;
+}
+
+/**
  * ht_fill_xorshift() - a reproducible byte pattern
  * @p: the buffer
  * @len: bytes

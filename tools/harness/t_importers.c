@@ -27,7 +27,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -357,16 +356,6 @@ static void vivid_cases(int fd, int vfd, const struct svod_tier_info *tier, uint
 	free(pat);
 }
 
-/* The unbinder: a child process, so that the parent sees it wait. */
-static pid_t unbind_child(const char *bdf)
-{
-	pid_t pid = fork();
-
-	if (!pid)
-		_exit(svod_driver_bind(bdf, 0) ? 1 : 0);
-	return pid;
-}
-
 /*
  * The second device is unbound while vivid maps a dma-buf of it: the unbind
  * waits, saying so once in the kernel log, until vivid lets go; then the
@@ -383,7 +372,7 @@ static void vivid_unbind_cases(int fd, int vfd, uint32_t fsize)
 	struct svod_alloc a = {};
 	void *bmap = NULL;
 	size_t bmap_len = 0;
-	int d = -1, kfd = -1, ret, n, i, waited = 0, still = 0, st = -1, zero;
+	int d = -1, ret, n, i, waiting, st = -1, zero;
 	pid_t pid = -1;
 
 	n = svod_devices(bdfs, 4);
@@ -400,18 +389,8 @@ static void vivid_unbind_cases(int fd, int vfd, uint32_t fsize)
 	tap_ok(!ret && used == fsize && solid_yuyv((const uint8_t *)bar, fsize),
 	       "vivid_maps_a_dmabuf_of_the_second_device (%s)", ht_err(ret));
 
-	kfd = ht_kmsg_open();
-	if (!ret && kfd >= 0)
-		pid = unbind_child(bdf);
-	/* Bounded only so that a broken driver fails here instead of hanging. */
-	for (i = 0; pid > 0 && i < 6000 && !waited; i++) {
-		waited = ht_kmsg_find(kfd, "waits for 1 kernel importer of its dma-bufs to let go");
-		if (!waited)
-			usleep(10000);
-	}
-	still = pid > 0 && waitpid(pid, NULL, WNOHANG) == 0;
-	tap_ok(waited && still, "unbind_waits_while_vivid_maps_the_dmabuf (said %d, waiting %d)",
-	       waited, still);
+	waiting = !ret && ht_unbind_waits_for_importer(bdf, &pid);
+	tap_ok(waiting, "unbind_waits_while_vivid_maps_the_dmabuf");
 
 	vivid_stop(vfd);
 	st = pid > 0 ? ht_wait_exit(pid) : -1;
@@ -439,8 +418,6 @@ static void vivid_unbind_cases(int fd, int vfd, uint32_t fsize)
 	tap_ok(!ret && t.free_bytes == t.capacity && t.nr_live == 0,
 	       "rebound_tier_clean (%s)", ht_err(ret));
 out:
-	if (kfd >= 0)
-		close(kfd);
 	if (d >= 0)
 		close(d);
 	free(got);

@@ -26,7 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -56,7 +55,6 @@ enum { SVOD_P2P_STATIC, SVOD_P2P_HOLD, SVOD_P2P_RELEASE, SVOD_P2P_NOT_PCI, SVOD_
 
 #define SVOD_P2P_IOCTL	_IOWR('S', 0x70, struct svod_p2p_req)
 #define CTL		"/sys/kernel/debug/svod_p2p_importer/ctl"
-#define WAITS		"waits for 1 kernel importer of its dma-bufs to let go"
 
 static int ctl = -1;
 static int svod = -1;
@@ -163,7 +161,7 @@ static void test_unbind(int p2p)
 	char bdfs[4][SVOD_NAME_LEN], bdf[SVOD_NAME_LEN];
 	struct svod_tier_info tb, t;
 	struct svod_alloc a = {};
-	int d = -1, kfd, ret, i, waited = 0, still = 0, st = -1;
+	int d = -1, ret, i, waiting, st = -1;
 	pid_t pid = -1;
 
 	if (svod_devices(bdfs, 4) < 2 || svod_tier_by_device(svod, bdfs[1], &tb)) {
@@ -175,27 +173,11 @@ static void test_unbind(int p2p)
 	ret = exported(&tb, SVOD_EXPORT_WRITE, &a, &d);
 	if (p2p) {
 		ret = ret ? ret : importer(SVOD_P2P_HOLD, d, NULL);
-		kfd = ht_kmsg_open();
-		if (!ret && kfd >= 0) {
-			pid = fork();
-			if (!pid)
-				_exit(svod_driver_bind(bdf, 0) ? 1 : 0);
-		}
-		/* Bounded only so that a broken driver fails here instead of hanging. */
-		for (i = 0; pid > 0 && i < 6000 && !waited; i++) {
-			waited = ht_kmsg_find(kfd, WAITS);
-			if (!waited)
-				usleep(10000);
-		}
-		still = pid > 0 && waitpid(pid, NULL, WNOHANG) == 0;
-		tap_ok(waited && still,
-		       "unbind_waits_while_edu_holds_an_attachment (%s, said %d, waiting %d)",
-		       ht_err(ret), waited, still);
+		waiting = !ret && ht_unbind_waits_for_importer(bdf, &pid);
+		tap_ok(waiting, "unbind_waits_while_edu_holds_an_attachment (%s)", ht_err(ret));
 		importer(SVOD_P2P_RELEASE, -1, NULL);
 		st = pid > 0 ? ht_wait_exit(pid) : -1;
 		tap_ok(st == 0, "unbind_returns_once_edu_lets_go (status %d)", st);
-		if (kfd >= 0)
-			close(kfd);
 	} else {
 		tap_skip("no CONFIG_PCI_P2PDMA: no attachment to hold",
 			 "unbind_waits_while_edu_holds_an_attachment");
