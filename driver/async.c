@@ -3,8 +3,10 @@
  * svod asynchronous transfers.
  *
  * Submission (process context, any errno before anything is published):
- * the caps are reserved, the whole user buffer is pinned (for DMA also put
- * in a scatterlist and mapped, with the BAR range, for the channel), the
+ * the caps are reserved, the whole user buffer is charged to the process's
+ * locked_vm (RLIMIT_MEMLOCK, as vfio, RDMA and io_uring do) and pinned
+ * FOLL_LONGTERM (for DMA also put in a scatterlist and mapped, with the BAR
+ * range, for the channel), the
  * job and its dma_fence are allocated and, on request, a sync_file and an
  * fd for it; then, under the file's queue lock, the job takes the next
  * value of the file's timeline and joins the queue, and only after that is
@@ -17,22 +19,31 @@
  * write-combined mapping; between chunks the job stops if it was cancelled
  * (FREE of its allocation, the file's release: -ECANCELED), if its tier is
  * being retired (-ENODEV) or if it ran past async_timeout_ms (-ETIMEDOUT).
- * A DMA job is only started by the worker: each completion callback
- * submits its next descriptor (one mapped segment, at most 64 KiB) or ends
- * it, with the same stops, and its end queues the worker for the next job;
- * a watchdog resets a channel whose descriptor never completes.
+ * A DMA job is only started by the worker: it takes turns on the channel's
+ * lane with every other user of the channel (stage.c), one descriptor (one
+ * mapped segment, at most 64 KiB) a turn; each completion callback puts it
+ * back in line or ends it, with the same stops, and its end queues the
+ * worker for the next job. A descriptor still on the engine dma_timeout_ms
+ * after its submission is hung: the watchdog resets the channel, which
+ * drops that descriptor alone (the lane keeps one on it), and the job ends
+ * with -ETIMEDOUT. A READ's pages are synced for the CPU before its fence
+ * signals, so a bounce buffer (swiotlb) never leaves old bytes behind a
+ * signalled fence.
  *
  * Signalling: from the moment a fence is published until it is signalled,
  * nothing on the path allocates memory or takes a lock that is held around
  * an allocation elsewhere (the dma_fence rules): the worker, the DMA
  * callbacks and the cancellation take spinlocks only (this queue's, the
- * fence's, the tier's async_lock, the job's dma_lock), never the tier's
- * io_sem or the file's mutex, and the path is annotated with
- * dma_fence_begin_signalling(). Unpinning, unmapping, dropping the tier and
- * freeing come after the signal.
+ * fence's, the tier's async_lock, the lane's), never the tier's io_sem, the
+ * file's mutex or an mm's lock, and the worker and the callbacks are
+ * annotated with dma_fence_begin_signalling() as a whole. Unpinning,
+ * unaccounting, unmapping, dropping the tier and freeing happen in the
+ * job's cleanup work, after the signal, for both engines.
  *
- * A fence keeps the module loaded (a module reference per job, dropped when
- * the fence is freed), so a sync_file kept anywhere pins svod.ko.
+ * A fence keeps the module loaded (a module reference per job). The last
+ * reference frees the job after an RCU grace period, in a callback that
+ * drops the module reference; the module's exit waits for such callbacks
+ * (rcu_barrier()) before its text goes, as drm_sched does.
  */
 #include <kunit/visibility.h>
 #include <linux/dma-fence.h>
@@ -45,7 +56,9 @@
 #include <linux/mm.h>
 #include <linux/scatterlist.h>
 #include <linux/module.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/sched/mm.h>
 #include <linux/seq_file.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
@@ -66,14 +79,14 @@ static unsigned int svod_max_inflight = 64;
 static unsigned int svod_max_pinned_pages = 65536;
 static unsigned int svod_async_timeout_ms = 60000;
 
-/* Accepts 1..kp->arg's limit (in the name's table below); else -EINVAL. */
+/* Accepts 1..@limit in decimal (svod.rst "Numbers"); else -EINVAL. */
 static int svod_async_param_set(const char *val, const struct kernel_param *kp,
 				unsigned int limit)
 {
 	unsigned int n;
 	int ret;
 
-	ret = kstrtouint(val, 0, &n);
+	ret = kstrtouint(val, 10, &n);
 	if (ret || !n || n > limit)
 		return -EINVAL;
 	WRITE_ONCE(*(unsigned int *)kp->arg, n);
@@ -124,12 +137,15 @@ MODULE_PARM_DESC(async_timeout_ms,
 static struct workqueue_struct *svod_async_wq;
 
 /*
- * DMA watchdogs and the cleanup after a DMA transfer. Not WQ_MEM_RECLAIM:
+ * DMA watchdogs and the cleanup after every transfer. Not WQ_MEM_RECLAIM:
  * a watchdog resets the channel with dmaengine_terminate_sync(), which may
  * flush the provider's own workqueue, and a reclaim worker must not wait
  * on one that is not.
  */
 static struct workqueue_struct *svod_async_aux_wq;
+
+/* The jobs; freed after an RCU grace period (see the top). */
+static struct kmem_cache *svod_async_job_cache;
 
 /**
  * struct svod_async_job - one asynchronous transfer and its fence
@@ -144,6 +160,7 @@ static struct workqueue_struct *svod_async_aux_wq;
  * @resume: bytes moved before the submission, counted in @done
  * @pages: the pinned user pages, @nr_pages of them
  * @nr_pages: pages pinned
+ * @mm: the submitter's mm, grabbed: its locked_vm holds @nr_pages
  * @head: offset of the first byte in @pages[0]
  * @to_device: STAGE or READ
  * @cancel: stop at the next chunk with -ECANCELED (the queue's lock)
@@ -151,20 +168,22 @@ static struct workqueue_struct *svod_async_aux_wq;
  * @status: when signalled: 0 or the negative errno
  * @timeline: the timeline's name, "svod-<client id>"
  * @q: the file's queue (DMA: the callbacks reach it through the job)
- * @chan: the DMA channel, or NULL for the CPU engine
- * @sgt: DMA: the pinned pages, mapped for @chan's device at submission
- * @bar_dma: DMA: the BAR range, mapped for @chan's device at submission
+ * @lane: the DMA channel's lane, or NULL for the CPU engine
+ * @turn: DMA: the job's place in @lane's line
+ * @sgt: DMA: the pinned pages, mapped for the channel's device at submission
+ * @bar_dma: DMA: the BAR range, mapped for the channel's device at submission
  * @sg: DMA: the mapped segment the next descriptor starts in
  * @sg_off: DMA: bytes of @sg already moved
  * @pos: DMA: bytes moved
  * @deadline: DMA: ktime_get_ns() past which the transfer fails
  * @finished: DMA: set once, by whoever ends the transfer
- * @watchdog: DMA: ends a transfer whose descriptor never completes
- * @cleanup: DMA: unmaps, unpins and drops the job after its end
+ * @desc_live: DMA: 1 while a descriptor of the job is on the channel; taken
+ *	(set to 0) by whoever ends it, its callback or the watchdog
+ * @desc_at: DMA: jiffies when the descriptor on the channel was submitted
+ * @watchdog: DMA: resets the channel under a descriptor that hangs
+ * @cleanup: unmaps, unpins and drops the job after its end
  * @sgt_mapped: DMA: @sgt is mapped
  * @bar_mapped: DMA: @bar_dma is mapped
- * @stopped: DMA: the watchdog took over; nothing more is submitted
- * @dma_lock: DMA: protects @stopped, orders submissions against it
  */
 struct svod_async_job {
 	struct dma_fence fence;
@@ -179,6 +198,7 @@ struct svod_async_job {
 	u64 resume;
 	struct page **pages;
 	unsigned int nr_pages;
+	struct mm_struct *mm;
 	unsigned int head;
 	bool to_device;
 	bool cancel;
@@ -186,7 +206,8 @@ struct svod_async_job {
 	int status;
 	char timeline[32];
 	struct svod_async *q;
-	struct dma_chan *chan;
+	struct svod_dma_lane *lane;
+	struct svod_dma_turn turn;
 	struct sg_table sgt;
 	dma_addr_t bar_dma;
 	struct scatterlist *sg;
@@ -194,13 +215,12 @@ struct svod_async_job {
 	u64 pos;
 	u64 deadline;
 	atomic_t finished;
+	atomic_t desc_live;
+	unsigned long desc_at;
 	struct delayed_work watchdog;
 	struct work_struct cleanup;
 	bool sgt_mapped;
 	bool bar_mapped;
-	bool stopped;
-	/* Protects @stopped; a submission happens under it. */
-	spinlock_t dma_lock;
 };
 
 static struct svod_async_job *to_job(struct dma_fence *fence)
@@ -218,14 +238,23 @@ static const char *svod_async_timeline_name(struct dma_fence *fence)
 	return to_job(fence)->timeline;
 }
 
-static void svod_async_fence_release(struct dma_fence *fence)
+/* svod_async_module_exit()'s rcu_barrier() waits for this to return. */
+static void svod_async_job_free(struct rcu_head *rcu)
 {
-	dma_fence_free(fence);
-	/* Last: the module may go once this returns (see the top). */
+	struct svod_async_job *job = container_of(rcu, struct svod_async_job, fence.rcu);
+
+	kmem_cache_free(svod_async_job_cache, job);
 	module_put(THIS_MODULE);
 }
 
+static void svod_async_fence_release(struct dma_fence *fence)
+{
+	call_rcu(&fence->rcu, svod_async_job_free);
+}
+
 static const struct dma_fence_ops svod_async_fence_ops = {
+	/* The timeline never wraps: compare all 64 bits. */
+	.use_64bit_seqno = true,
 	.get_driver_name = svod_async_driver_name,
 	.get_timeline_name = svod_async_timeline_name,
 	.release = svod_async_fence_release,
@@ -234,6 +263,7 @@ static const struct dma_fence_ops svod_async_fence_ops = {
 static void svod_async_work(struct work_struct *work);
 static void svod_async_watchdog(struct work_struct *work);
 static void svod_async_cleanup(struct work_struct *work);
+static void svod_async_dma_go(struct svod_dma_turn *turn);
 
 /**
  * svod_async_init() - an empty queue for a new file
@@ -269,11 +299,14 @@ static enum dma_data_direction svod_async_bar_dir(const struct svod_async_job *j
  */
 static int svod_async_dma_map(struct svod_async_job *job, const struct svod_bar *bar)
 {
-	struct device *dev = job->chan->device->dev;
+	struct device *dev = job->lane->chan->device->dev;
+	/* No segment larger than the device can map (swiotlb: 256 KiB). */
+	unsigned int seg = min_t(size_t, dma_max_mapping_size(dev), SZ_1G) & PAGE_MASK;
 	int ret;
 
-	ret = sg_alloc_table_from_pages(&job->sgt, job->pages, job->nr_pages, job->head,
-					job->length, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	ret = sg_alloc_table_from_pages_segment(&job->sgt, job->pages, job->nr_pages,
+						job->head, job->length, seg,
+						GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (ret)
 		return ret;
 	ret = dma_map_sgtable(dev, &job->sgt, svod_async_mem_dir(job), 0);
@@ -293,17 +326,19 @@ static void svod_async_dma_unmap(struct svod_async_job *job)
 {
 	struct device *dev;
 
-	if (!job->chan)
+	if (!job->lane)
 		return;
-	dev = job->chan->device->dev;
+	dev = job->lane->chan->device->dev;
 	if (job->bar_mapped)
 		dma_unmap_resource(dev, job->bar_dma, job->length, svod_async_bar_dir(job), 0);
+	/* A READ's pages were synced for the CPU before its fence signalled. */
 	if (job->sgt_mapped)
-		dma_unmap_sgtable(dev, &job->sgt, svod_async_mem_dir(job), 0);
+		dma_unmap_sgtable(dev, &job->sgt, svod_async_mem_dir(job),
+				  job->to_device ? 0 : DMA_ATTR_SKIP_CPU_SYNC);
 	sg_free_table(&job->sgt);
 	job->bar_mapped = false;
 	job->sgt_mapped = false;
-	job->chan = NULL;
+	job->lane = NULL;
 }
 
 /* Give back the caps a job reserved: after its pages are unpinned. */
@@ -318,13 +353,29 @@ static void svod_async_unreserve(struct svod_async *q, unsigned int nr_pages)
 	wake_up_var(&q->inflight);
 }
 
-/* Unpin and free what a job holds but its fence; outside any signalling. */
+/* Give back the pages' charge to the submitter's locked_vm. */
+static void svod_async_unaccount(struct svod_async_job *job, unsigned int nr)
+{
+	if (!job->mm)
+		return;
+	account_locked_vm(job->mm, nr, false);
+	mmdrop(job->mm);
+	job->mm = NULL;
+}
+
+/*
+ * Unpin and free what a job holds but its fence; outside any signalling
+ * (unpinning takes page locks, unaccounting the mm's lock). A READ's pages
+ * are dirtied whenever a byte of it moved: a cancelled or failed READ
+ * reports what it moved too.
+ */
 static void svod_async_job_drop(struct svod_async *q, struct svod_async_job *job)
 {
 	svod_async_dma_unmap(job);
 	if (job->nr_pages)
 		unpin_user_pages_dirty_lock(job->pages, job->nr_pages,
-					    !job->to_device && !job->status);
+					    !job->to_device && job->done > job->resume);
+	svod_async_unaccount(job, job->nr_pages);
 	kvfree(job->pages);
 	job->pages = NULL;
 	svod_async_unreserve(q, job->nr_pages);
@@ -346,7 +397,9 @@ static void svod_async_job_drop(struct svod_async *q, struct svod_async_job *job
  * in flight, or the pages would pass max_pinned_pages with those in flight;
  * ERR_PTR(-EFBIG) if this transfer alone needs more than max_pinned_pages;
  * ERR_PTR(-EFAULT) for a user buffer that is not mapped (or, for READ, not
- * writable); ERR_PTR(-ENOMEM); ERR_PTR(-EINTR) on a fatal signal;
+ * writable); ERR_PTR(-ENOMEM) when memory ran out, or the pages would take
+ * the process's locked memory past RLIMIT_MEMLOCK (without CAP_IPC_LOCK);
+ * ERR_PTR(-EINTR) on a fatal signal;
  * ERR_PTR(-EIO) if mapping the buffer or the BAR for the DMA channel
  * failed otherwise.
  */
@@ -376,7 +429,7 @@ struct svod_async_job *svod_async_prepare(struct svod_async *q,
 	spin_unlock_irqrestore(&q->lock, irq);
 
 	ret = -ENOMEM;
-	job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
+	job = kmem_cache_zalloc(svod_async_job_cache, GFP_KERNEL_ACCOUNT);
 	if (!job)
 		goto unreserve;
 	if (nr) {
@@ -384,11 +437,18 @@ struct svod_async_job *svod_async_prepare(struct svod_async *q,
 					    GFP_KERNEL_ACCOUNT);
 		if (!job->pages)
 			goto free_job;
+		/* A pin for as long as the job is queued: a long-term one. */
+		ret = account_locked_vm(current->mm, nr, true);
+		if (ret)
+			goto free_pages;
+		job->mm = current->mm;
+		mmgrab(job->mm);
 		ret = svod_stage_pin(req->ubuf & PAGE_MASK, nr,
-				     req->to_device ? 0 : FOLL_WRITE,
+				     FOLL_LONGTERM | (req->to_device ? 0 : FOLL_WRITE),
 				     job->pages, &pinned);
 		if (ret) {
 			unpin_user_pages(job->pages, pinned);
+			svod_async_unaccount(job, nr);
 			goto free_pages;
 		}
 	}
@@ -404,17 +464,18 @@ struct svod_async_job *svod_async_prepare(struct svod_async *q,
 	job->resume = req->resume;
 	job->to_device = req->to_device;
 	INIT_LIST_HEAD(&job->node);
+	INIT_LIST_HEAD(&job->turn.node);
+	job->turn.go = svod_async_dma_go;
 	INIT_DELAYED_WORK(&job->watchdog, svod_async_watchdog);
 	INIT_WORK(&job->cleanup, svod_async_cleanup);
 	spin_lock_init(&job->lock);
-	spin_lock_init(&job->dma_lock);
 	snprintf(job->timeline, sizeof(job->timeline), "svod-%llu", q->client_id);
 	/* The seqno is set when the job is queued; nobody sees it before. */
 	dma_fence_init(&job->fence, &svod_async_fence_ops, &job->lock,
 		       q->context, 0);
 	__module_get(THIS_MODULE);
-	if (req->chan && job->length) {
-		job->chan = req->chan;
+	if (req->lane && job->length) {
+		job->lane = req->lane;
 		ret = svod_async_dma_map(job, req->bar);
 		if (ret) {
 			svod_async_abort(q, job);
@@ -426,7 +487,7 @@ struct svod_async_job *svod_async_prepare(struct svod_async *q,
 free_pages:
 	kvfree(job->pages);
 free_job:
-	kfree(job);
+	kmem_cache_free(svod_async_job_cache, job);
 unreserve:
 	svod_async_unreserve(q, nr);
 	return ERR_PTR(ret);
@@ -451,9 +512,12 @@ EXPORT_SYMBOL_IF_KUNIT(svod_async_abort);
  * svod_async_submit() - give a prepared job its timeline value and queue it
  * @q: the file's queue
  * @job: from svod_async_prepare()
- * @want_fd: also make a sync_file and an fd for it
+ * @want_fd: also make a sync_file and reserve an fd for it
  * @seqno: out: the job's timeline value
- * @fence_fd: out: the fd, or -1 without @want_fd
+ * @fence_fd: out: the reserved fd, or -1 without @want_fd
+ * @fence_file: out: the sync_file's file, or NULL without @want_fd: the
+ *	caller installs it at @fence_fd once userspace has the number
+ *	(fd_install()), or drops both (put_unused_fd(), fput())
  *
  * On failure nothing is queued and the caller still owns @job (abort it).
  * The caller holds the lock that orders this against the cancellation of
@@ -466,7 +530,8 @@ EXPORT_SYMBOL_IF_KUNIT(svod_async_abort);
  * still in flight (more than SVOD_ASYNC_HISTORY submissions behind it).
  */
 int svod_async_submit(struct svod_async *q, struct svod_async_job *job,
-		      bool want_fd, u64 *seqno, int *fence_fd)
+		      bool want_fd, u64 *seqno, int *fence_fd,
+		      struct file **fence_file)
 {
 	unsigned long irq;
 	struct svod_async_job **ring = NULL, *old = NULL;
@@ -504,6 +569,8 @@ int svod_async_submit(struct svod_async *q, struct svod_async_job *job,
 		goto put_fd;
 	}
 	job->fence.seqno = ++q->seqno;
+	/* The job may be done and freed once the lock is dropped. */
+	*seqno = job->fence.seqno;
 	dma_fence_get(&job->fence);
 	q->ring[slot] = job;
 	list_add_tail(&job->node, &q->queued);
@@ -511,11 +578,9 @@ int svod_async_submit(struct svod_async *q, struct svod_async_job *job,
 
 	if (old)
 		dma_fence_put(&old->fence);
-	if (sync)
-		fd_install(fd, sync->file);
 	queue_work(svod_async_wq, &q->work);
-	*seqno = job->fence.seqno;
 	*fence_fd = fd;
+	*fence_file = sync ? sync->file : NULL;
 	kfree(ring);
 	return 0;
 
@@ -590,10 +655,12 @@ static void svod_async_signal(struct svod_async_job *job, u64 moved, int status)
 }
 
 /*
- * DMA: end the transfer, once: whoever gets here first (the callback of
- * its last descriptor, a stop seen by a callback, the watchdog) signals;
- * the rest (unmapping, unpinning) runs in the job's cleanup work, which
- * may sleep. In a signalling section, spinlocks only.
+ * DMA: end the transfer, once: whoever gets here first (a callback, the
+ * job's turn finding it stopped, the watchdog, a cancellation that took it
+ * out of line) signals; the rest (unmapping, unpinning) runs in the job's
+ * cleanup work, which may sleep. A READ's pages are synced for the CPU
+ * first: with a bounce buffer the bytes reach them only then. In a
+ * signalling section, spinlocks only.
  */
 static void svod_async_dma_finish(struct svod_async_job *job, int status)
 {
@@ -602,6 +669,9 @@ static void svod_async_dma_finish(struct svod_async_job *job, int status)
 
 	if (atomic_xchg(&job->finished, 1))
 		return;
+	if (!job->to_device && job->pos)
+		dma_sync_sgtable_for_cpu(job->lane->chan->device->dev, &job->sgt,
+					 DMA_FROM_DEVICE);
 	svod_dev_tier_async_exit(job->tier);
 	svod_async_signal(job, job->pos, status);
 	spin_lock_irqsave(&q->lock, irq);
@@ -620,22 +690,22 @@ static void svod_async_dma_finish(struct svod_async_job *job, int status)
 static void svod_async_dma_done(void *param, const struct dmaengine_result *res);
 
 /*
- * DMA: submit the next descriptor (at most one chunk, inside one mapped
- * segment), or end the transfer: done, cancelled, its tier retired, past
- * its deadline, or the channel refused the descriptor. Under the job's
- * dma_lock, so that once the watchdog has marked the job finished nothing
- * of it is submitted any more (what was is dropped by its reset).
+ * DMA: the job's turn on the channel: submit its next descriptor (at most
+ * one chunk, inside one mapped segment), or end it (done, cancelled, its
+ * tier retired, past its deadline, or the channel refused the descriptor)
+ * and give the turn on. The watchdog is armed before the submission, so a
+ * callback always finds it to disarm.
  */
-static void svod_async_dma_next(struct svod_async_job *job)
+static void svod_async_dma_go(struct svod_dma_turn *turn)
 {
+	struct svod_async_job *job = container_of(turn, struct svod_async_job, turn);
+	struct svod_dma_lane *lane = job->lane;
+	struct dma_chan *chan = lane->chan;
 	struct dma_async_tx_descriptor *tx;
 	dma_addr_t mem, bar;
 	int status = 0;
 	size_t len;
 
-	spin_lock_bh(&job->dma_lock);
-	if (atomic_read(&job->finished) || job->stopped)
-		goto unlock;
 	if (job->pos == job->length)
 		goto finish;
 	status = -ECANCELED;
@@ -652,36 +722,44 @@ static void svod_async_dma_next(struct svod_async_job *job)
 	mem = sg_dma_address(job->sg) + job->sg_off;
 	len = min_t(size_t, sg_dma_len(job->sg) - job->sg_off, SVOD_ASYNC_DMA_CHUNK);
 	bar = job->bar_dma + job->pos;
-	tx = dmaengine_prep_dma_memcpy(job->chan, job->to_device ? bar : mem,
+	tx = dmaengine_prep_dma_memcpy(chan, job->to_device ? bar : mem,
 				       job->to_device ? mem : bar, len,
 				       DMA_PREP_INTERRUPT);
 	if (!tx)
 		goto finish;
 	tx->callback_result = svod_async_dma_done;
 	tx->callback_param = job;
-	if (dma_submit_error(dmaengine_submit(tx)))
+	atomic_set(&job->desc_live, 1);
+	job->desc_at = jiffies;
+	mod_delayed_work(svod_async_aux_wq, &job->watchdog, svod_stage_dma_timeout() + 1);
+	if (dma_submit_error(dmaengine_submit(tx))) {
+		atomic_set(&job->desc_live, 0);
+		cancel_delayed_work(&job->watchdog);
 		goto finish;
-	spin_unlock_bh(&job->dma_lock);
-	dma_async_issue_pending(job->chan);
+	}
+	dma_async_issue_pending(chan);
 	return;
 
 finish:
 	svod_async_dma_finish(job, status);
-unlock:
-	spin_unlock_bh(&job->dma_lock);
+	svod_dma_lane_next(lane);
 }
 
-/* A descriptor completed: account for it and go on (or stop). */
+/* A descriptor completed: account for it; back in line, or the end. */
 static void svod_async_dma_done(void *param, const struct dmaengine_result *res)
 {
 	struct svod_async_job *job = param;
+	struct svod_dma_lane *lane = job->lane;
 	bool cookie = dma_fence_begin_signalling();
 	size_t len;
 
-	if (atomic_read(&job->finished))
+	/* The watchdog took the descriptor: it ends the job. */
+	if (!atomic_xchg(&job->desc_live, 0))
 		goto out;
+	cancel_delayed_work(&job->watchdog);
 	if (res->result != DMA_TRANS_NOERROR) {
 		svod_async_dma_finish(job, -EIO);
+		svod_dma_lane_next(lane);
 		goto out;
 	}
 	len = min_t(size_t, sg_dma_len(job->sg) - job->sg_off, SVOD_ASYNC_DMA_CHUNK);
@@ -692,70 +770,84 @@ static void svod_async_dma_done(void *param, const struct dmaengine_result *res)
 		job->sg = sg_next(job->sg);
 		job->sg_off = 0;
 	}
-	svod_async_dma_next(job);
+	if (job->pos == job->length) {
+		svod_async_dma_finish(job, 0);
+		svod_dma_lane_next(lane);
+	} else {
+		/* The other users of the channel first, one descriptor each. */
+		svod_dma_lane_pass(lane, &job->turn);
+	}
 out:
 	dma_fence_end_signalling(cookie);
 }
 
 /*
- * DMA: a descriptor that never completed. The channel is reset
- * (dmaengine_terminate_sync(), which also drops what other transfers had
- * queued on it: those end with -ETIMEDOUT by their own watchdogs) and the
- * transfer ends with -ETIMEDOUT.
+ * DMA: a descriptor still on the engine dma_timeout_ms after its
+ * submission. The channel is reset, which drops that descriptor alone (the
+ * lane keeps one svod descriptor on it) and returns once the engine no
+ * longer touches its memory; the transfer ends with -ETIMEDOUT and the next
+ * turn goes.
  */
 static void svod_async_watchdog(struct work_struct *work)
 {
 	struct svod_async_job *job =
 		container_of(to_delayed_work(work), struct svod_async_job, watchdog);
-	bool cookie, stopped;
+	struct svod_dma_lane *lane = job->lane;
+	bool cookie;
 
-	/* Nothing of the job is submitted after this: see dma_next(). */
-	spin_lock_bh(&job->dma_lock);
-	stopped = !atomic_read(&job->finished) && !job->stopped;
-	job->stopped = true;
-	spin_unlock_bh(&job->dma_lock);
-	if (!stopped)
+	/*
+	 * A later descriptor of the job (this one's callback came first and
+	 * re-armed the watchdog), or the callback takes it now: not hung.
+	 * Taken here, a late callback of it does nothing, and passes no turn
+	 * on: the reset below finds this descriptor alone on the channel.
+	 */
+	if (time_before(jiffies, job->desc_at + svod_stage_dma_timeout()) ||
+	    !atomic_xchg(&job->desc_live, 0))
 		return;
-	dev_err_ratelimited(job->chan->device->dev,
-			    "svod: asynchronous DMA transfer timed out on %s; channel reset\n",
-			    dma_chan_name(job->chan));
-	dmaengine_terminate_sync(job->chan);
+	dev_err_ratelimited(lane->chan->device->dev,
+			    "svod: asynchronous DMA descriptor hung on %s; channel reset\n",
+			    dma_chan_name(lane->chan));
+	dmaengine_terminate_sync(lane->chan);
 	cookie = dma_fence_begin_signalling();
 	svod_async_dma_finish(job, -ETIMEDOUT);
 	dma_fence_end_signalling(cookie);
+	svod_dma_lane_next(lane);
 }
 
+/* After the signal, outside it: no descriptor of the job is left. */
 static void svod_async_cleanup(struct work_struct *work)
 {
 	struct svod_async_job *job = container_of(work, struct svod_async_job, cleanup);
 
 	cancel_delayed_work_sync(&job->watchdog);
-	/* No descriptor of the job is left: its last callback ran, or none will. */
 	svod_async_job_drop(job->q, job);
 	dma_fence_put(&job->fence);
 }
 
 /*
- * DMA: start a job from the file's worker, its tier entered. It goes on
- * from the engine's callbacks; its end queues the worker again. The
- * deadline is checked at each completion; a descriptor still pending at
- * twice async_timeout_ms is taken for hung (the watchdog).
+ * DMA: start a job from the file's worker, its tier entered: it joins the
+ * channel's line and goes on from the engine's callbacks; its end queues
+ * the worker again. The deadline is checked at each of its turns.
  */
 static void svod_async_dma_start(struct svod_async_job *job)
 {
 	unsigned int ms = READ_ONCE(svod_async_timeout_ms);
 
 	job->deadline = ktime_get_ns() + (u64)ms * NSEC_PER_MSEC;
-	queue_delayed_work(svod_async_aux_wq, &job->watchdog, msecs_to_jiffies(2 * ms) + 1);
-	svod_async_dma_next(job);
+	svod_dma_lane_enter(job->lane, &job->turn);
 }
 
+/*
+ * Runs the file's jobs in order; a fence-signalling section as a whole:
+ * each job it dequeues was published at submission. The jobs' cleanup
+ * (unpinning, unaccounting, freeing) is queued, never done here.
+ */
 static void svod_async_work(struct work_struct *work)
 {
 	unsigned long irq;
 	struct svod_async *q = container_of(work, struct svod_async, work);
 	struct svod_async_job *job;
-	bool cookie;
+	bool cookie = dma_fence_begin_signalling();
 	u64 moved;
 	int ret;
 
@@ -773,19 +865,17 @@ static void svod_async_work(struct work_struct *work)
 		}
 		spin_unlock_irqrestore(&q->lock, irq);
 		if (!job)
-			return;
+			break;
 
-		cookie = dma_fence_begin_signalling();
 		moved = 0;
 		if (READ_ONCE(job->cancel)) {
 			/* Cancelled while queued: it ends here, in its turn. */
 			ret = -ECANCELED;
-		} else if (job->chan && svod_dev_tier_async_enter(job->tier)) {
+		} else if (job->lane && svod_dev_tier_async_enter(job->tier)) {
 			/* @running until its end: svod_async_dma_finish(). */
 			svod_async_dma_start(job);
-			dma_fence_end_signalling(cookie);
 			continue;
-		} else if (job->chan) {
+		} else if (job->lane) {
 			/* The tier is being retired: nothing touches its BAR. */
 			ret = -ENODEV;
 		} else {
@@ -796,11 +886,9 @@ static void svod_async_work(struct work_struct *work)
 		spin_unlock_irqrestore(&q->lock, irq);
 		wake_up_var(&q->running);
 		svod_async_signal(job, moved, ret);
-		dma_fence_end_signalling(cookie);
-
-		svod_async_job_drop(q, job);
-		dma_fence_put(&job->fence);
+		queue_work(svod_async_aux_wq, &job->cleanup);
 	}
+	dma_fence_end_signalling(cookie);
 }
 
 static bool svod_async_idle(struct svod_async *q)
@@ -844,15 +932,39 @@ void svod_async_cancel(struct svod_async *q, const void *key)
 {
 	unsigned long irq;
 	struct svod_async_job *job;
+	struct svod_dma_lane *lane;
+	bool cookie;
 
 	spin_lock_irqsave(&q->lock, irq);
 	list_for_each_entry(job, &q->queued, node) {
 		if (!key || job->key == key)
 			WRITE_ONCE(job->cancel, true);
 	}
-	if (q->running && (!key || q->running->key == key))
-		WRITE_ONCE(q->running->cancel, true);
+	job = q->running;
+	if (job && (!key || job->key == key) && job->lane) {
+		WRITE_ONCE(job->cancel, true);
+		dma_fence_get(&job->fence);
+	} else if (job && (!key || job->key == key)) {
+		WRITE_ONCE(job->cancel, true);
+		job = NULL;
+	} else {
+		job = NULL;
+	}
 	spin_unlock_irqrestore(&q->lock, irq);
+
+	/*
+	 * A DMA job waiting for its turn on the channel ends now, not after
+	 * the other users' descriptors: taken out of line, it is ours to end.
+	 */
+	if (job) {
+		lane = job->lane;
+		if (lane && svod_dma_lane_leave(lane, &job->turn)) {
+			cookie = dma_fence_begin_signalling();
+			svod_async_dma_finish(job, -ECANCELED);
+			dma_fence_end_signalling(cookie);
+		}
+		dma_fence_put(&job->fence);
+	}
 
 	/*
 	 * One chunk at most: the worker checks @cancel between chunks, the
@@ -991,32 +1103,44 @@ void svod_async_show(struct svod_async *q, struct seq_file *m)
 }
 
 /**
- * svod_async_module_init() - the workqueues the queues and DMA jobs run on
+ * svod_async_module_init() - the job cache and the workqueues
  *
  * Context: module init.
  * Return: 0 or -ENOMEM.
  */
 int svod_async_module_init(void)
 {
+	svod_async_job_cache = KMEM_CACHE(svod_async_job, 0);
+	if (!svod_async_job_cache)
+		return -ENOMEM;
 	svod_async_wq = alloc_workqueue("svod_async", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
 	if (!svod_async_wq)
-		return -ENOMEM;
+		goto destroy_cache;
 	svod_async_aux_wq = alloc_workqueue("svod_async_aux", WQ_UNBOUND, 0);
-	if (!svod_async_aux_wq) {
-		destroy_workqueue(svod_async_wq);
-		return -ENOMEM;
-	}
+	if (!svod_async_aux_wq)
+		goto destroy_wq;
 	return 0;
+
+destroy_wq:
+	destroy_workqueue(svod_async_wq);
+destroy_cache:
+	kmem_cache_destroy(svod_async_job_cache);
+	return -ENOMEM;
 }
 
 /**
- * svod_async_module_exit() - destroy the workqueues
+ * svod_async_module_exit() - destroy the workqueues and the job cache
  *
  * Context: module exit, every file released (so every queue is empty);
- * destroying the auxiliary queue waits for the last cleanup's tail.
+ * destroying the auxiliary queue waits for the last cleanup's tail. The
+ * last fence's RCU callback dropped the last module reference, and may
+ * still be returning: rcu_barrier() waits for it before the module's text
+ * and the cache go.
  */
 void svod_async_module_exit(void)
 {
 	destroy_workqueue(svod_async_aux_wq);
 	destroy_workqueue(svod_async_wq);
+	rcu_barrier();
+	kmem_cache_destroy(svod_async_job_cache);
 }

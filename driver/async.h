@@ -20,7 +20,8 @@
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
-struct dma_chan;
+struct svod_dma_lane;
+struct file;
 struct svod_async_job;
 struct svod_bar;
 struct svod_dev_tier;
@@ -70,7 +71,7 @@ struct svod_async {
  * @resume: bytes of the request moved before (reported in done)
  * @ubuf: user address of the first byte to move
  * @to_device: STAGE (user to BAR) or READ
- * @chan: the DMA engine's channel, or NULL for the CPU engine
+ * @lane: the DMA channel's lane, or NULL for the CPU engine
  */
 struct svod_async_req {
 	struct svod_dev_tier *tier;
@@ -81,7 +82,7 @@ struct svod_async_req {
 	u64 resume;
 	unsigned long ubuf;
 	bool to_device;
-	struct dma_chan *chan;
+	struct svod_dma_lane *lane;
 };
 
 void svod_async_init(struct svod_async *q, u64 client_id);
@@ -89,7 +90,8 @@ void svod_async_fini(struct svod_async *q);
 struct svod_async_job *svod_async_prepare(struct svod_async *q,
 					  const struct svod_async_req *req);
 int svod_async_submit(struct svod_async *q, struct svod_async_job *job,
-		      bool want_fd, u64 *seqno, int *fence_fd);
+		      bool want_fd, u64 *seqno, int *fence_fd,
+		      struct file **fence_file);
 void svod_async_abort(struct svod_async *q, struct svod_async_job *job);
 void svod_async_cancel(struct svod_async *q, const void *key);
 int svod_async_wait(struct svod_async *q, u64 seqno, s64 deadline_ns,

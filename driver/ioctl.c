@@ -47,6 +47,8 @@
  * @flags: SVOD_IOCTL_*
  * @restart_size: the caller's struct size from which a -ERESTARTSYS of
  *	@func may restart the call (0: never)
+ * @check: the checks that depend on the caller's struct size (NULL: none),
+ *	made before @func; its error is returned as @func's would be
  * @func: the handler
  * @unwind: undoes a successful call whose outputs could not be written
  *	back (NULL if there is nothing to undo)
@@ -60,13 +62,14 @@ struct svod_ioctl_desc {
 	u16 min_size;
 	u16 restart_size;
 	u32 flags;
+	int (*check)(void *data, size_t usize);
 	int (*func)(struct svod_file *sf, void *data);
 	void (*unwind)(struct svod_file *sf, void *data);
 	void (*commit)(struct svod_file *sf, void *data);
 };
 
 /* Sizes come from the command numbers; abi.py checks each _ver0 fits. */
-#define SVOD_IOCTL_DEF(_cmd, _ver0, _restart, _flags, _func, _unwind, _commit) \
+#define SVOD_IOCTL_DEF(_cmd, _ver0, _restart, _flags, _check, _func, _unwind, _commit) \
 	[_IOC_NR(SVOD_IOCTL_##_cmd)] = {				\
 		.dir = _IOC_DIR(SVOD_IOCTL_##_cmd),			\
 		.size = _IOC_SIZE(SVOD_IOCTL_##_cmd) +			\
@@ -75,6 +78,7 @@ struct svod_ioctl_desc {
 		.min_size = (_ver0),					\
 		.restart_size = (_restart),				\
 		.flags = (_flags),					\
+		.check = (_check),					\
 		.func = (_func),					\
 		.unwind = (_unwind),					\
 		.commit = (_commit),					\
@@ -82,31 +86,32 @@ struct svod_ioctl_desc {
 
 static const struct svod_ioctl_desc svod_ioctls[] = {
 	SVOD_IOCTL_DEF(QUERY, SVOD_QUERY_SIZE_VER0, 0, 0,
-		       svod_query_ioctl, NULL, NULL),
+		       NULL, svod_query_ioctl, NULL, NULL),
 	SVOD_IOCTL_DEF(ALLOC, SVOD_ALLOC_SIZE_VER0, 0, 0,
-		       svod_alloc_ioctl, svod_alloc_ioctl_unwind, NULL),
+		       NULL, svod_alloc_ioctl, svod_alloc_ioctl_unwind, NULL),
 	SVOD_IOCTL_DEF(FREE, SVOD_FREE_SIZE_VER0, 0, 0,
-		       svod_free_ioctl, NULL, NULL),
+		       NULL, svod_free_ioctl, NULL, NULL),
 	SVOD_IOCTL_DEF(RESOLVE, SVOD_RESOLVE_SIZE_VER0, 0, 0,
-		       svod_resolve_ioctl, NULL, NULL),
+		       NULL, svod_resolve_ioctl, NULL, NULL),
+	/* A FENCE_FD's fd is installed only once the caller has its number. */
 	SVOD_IOCTL_DEF(STAGE, SVOD_XFER_SIZE_VER0, SVOD_XFER_SIZE_VER1,
-		       SVOD_IOCTL_OUT_ON_ERROR | SVOD_IOCTL_PROBE,
-		       svod_stage_ioctl, NULL, NULL),
+		       SVOD_IOCTL_OUT_ON_ERROR | SVOD_IOCTL_PROBE, svod_xfer_ioctl_check,
+		       svod_stage_ioctl, svod_xfer_ioctl_unwind, svod_xfer_ioctl_commit),
 	SVOD_IOCTL_DEF(READ, SVOD_XFER_SIZE_VER0, SVOD_XFER_SIZE_VER1,
-		       SVOD_IOCTL_OUT_ON_ERROR | SVOD_IOCTL_PROBE,
-		       svod_read_ioctl, NULL, NULL),
+		       SVOD_IOCTL_OUT_ON_ERROR | SVOD_IOCTL_PROBE, svod_xfer_ioctl_check,
+		       svod_read_ioctl, svod_xfer_ioctl_unwind, svod_xfer_ioctl_commit),
 	SVOD_IOCTL_DEF(PLAN, SVOD_PLAN_SIZE_VER0, 0,
-		       SVOD_IOCTL_OUT_ON_ERROR, svod_plan_ioctl, NULL, NULL),
+		       SVOD_IOCTL_OUT_ON_ERROR, NULL, svod_plan_ioctl, NULL, NULL),
 	SVOD_IOCTL_DEF(MAP_OFFSET, SVOD_MAP_OFFSET_SIZE_VER0, 0, 0,
-		       svod_map_offset_ioctl, NULL, NULL),
+		       NULL, svod_map_offset_ioctl, NULL, NULL),
 	SVOD_IOCTL_DEF(WAIT, SVOD_WAIT_SIZE_VER0, SVOD_WAIT_SIZE_VER0, 0,
-		       svod_wait_ioctl, NULL, NULL),
+		       NULL, svod_wait_ioctl, NULL, NULL),
 	/* The new fd is installed only once the caller has its number. */
 	SVOD_IOCTL_DEF(EXPORT, SVOD_EXPORT_SIZE_VER0, 0, 0,
-		       svod_export_ioctl, svod_export_ioctl_unwind,
+		       NULL, svod_export_ioctl, svod_export_ioctl_unwind,
 		       svod_export_ioctl_commit),
 	SVOD_IOCTL_DEF(IMPORT, SVOD_IMPORT_SIZE_VER0, 0, 0,
-		       svod_import_ioctl, svod_import_ioctl_unwind, NULL),
+		       NULL, svod_import_ioctl, svod_import_ioctl_unwind, NULL),
 };
 
 /* The desc of @cmd, or NULL if it is not a command of ours. */
@@ -158,7 +163,9 @@ long svod_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 		return ret;
 	if ((desc->flags & SVOD_IOCTL_PROBE) && copy_to_user(uarg, kdata, outsize))
 		return -EFAULT;
-	ret = desc->func(sf, kdata);
+	ret = desc->check ? desc->check(kdata, usize) : 0;
+	if (!ret)
+		ret = desc->func(sf, kdata);
 	if (ret == -ERESTARTSYS && (!desc->restart_size || usize < desc->restart_size))
 		ret = -EINTR;
 	if (!(desc->dir & _IOC_READ) ||

@@ -17,6 +17,15 @@
  * and copied to (or from) the BAR range mapped with dma_map_resource() on
  * that device: peer-to-peer into the BAR.
  *
+ * The channel is shared by every file, synchronous and asynchronous
+ * (async.c) alike, so it is never reset on one user's behalf: its lane
+ * (struct svod_dma_lane) keeps one svod descriptor on it at a time, the
+ * users taking turns, one descriptor each. A caller that stops (a fatal
+ * signal, its chunk's time up) leaves the line, or waits out its one
+ * descriptor; only a descriptor still not done dma_timeout_ms after that is
+ * the engine's hang, and then the reset (dmaengine_terminate_sync()) drops
+ * that descriptor alone, because it is the only one on the channel.
+ *
  * Between two chunks (1 MiB CPU, 64 KiB DMA) both reschedule and stop if a
  * signal is pending: -EINTR for a fatal one, else -ERESTARTSYS, and the
  * caller records how far it got (the request's resume) so that a restart
@@ -37,7 +46,6 @@
 #include <linux/io.h>
 #include <linux/mm.h>
 #include <linux/module.h>
-#include <linux/mutex.h>
 #include <linux/scatterlist.h>
 #include <linux/sched/signal.h>
 #include <linux/sizes.h>
@@ -62,19 +70,29 @@ MODULE_PARM_DESC(dma_threshold,
 		 "Auto mode uses DMA for transfers longer than this many bytes when a DMA_MEMCPY channel exists; 0 (default): never");
 
 static unsigned int dma_timeout_ms = 20000;
-module_param(dma_timeout_ms, uint, 0644);
+
+/* 1..86400000, in decimal (svod.rst "Numbers"); else -EINVAL. */
+static int svod_dma_timeout_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int n;
+
+	if (kstrtouint(val, 10, &n) || !n || n > 24 * 3600 * 1000)
+		return -EINVAL;
+	WRITE_ONCE(dma_timeout_ms, n);
+	return 0;
+}
+
+static const struct kernel_param_ops svod_dma_timeout_ops = {
+	.set = svod_dma_timeout_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(dma_timeout_ms, &svod_dma_timeout_ops, &dma_timeout_ms, 0644);
 MODULE_PARM_DESC(dma_timeout_ms,
-		 "Time allowed for one DMA chunk (64 KiB) before the transfer fails with -ETIMEDOUT (default 20000)");
+		 "Time allowed for one synchronous DMA chunk (64 KiB) before the transfer fails with -ETIMEDOUT, and for one descriptor on the engine before the channel is taken for hung, 1..86400000 (default 20000)");
 
-/* Set once by svod_stage_init(), cleared by svod_stage_exit(); NULL: none. */
-static struct dma_chan *svod_stage_chan;
-
-/*
- * Protects the DMA channel's queue: one chunk in flight at a time, so the
- * dmaengine_terminate_sync() of a failed chunk never cancels another
- * caller's descriptors.
- */
-static DEFINE_MUTEX(svod_stage_dma_lock);
+/* The module's channel and its lane; lane.chan NULL: no channel. */
+static struct svod_dma_lane svod_stage_lane;
 
 /**
  * svod_stage_check() - validate a request against the live grant
@@ -234,88 +252,246 @@ void svod_stage_cpu(const struct svod_bar *bar, u64 bar_off,
 }
 EXPORT_SYMBOL_IF_KUNIT(svod_stage_cpu);
 
-/* Shared by the descriptors of one chunk and their completion callbacks. */
-struct svod_stage_dma_wait {
+/**
+ * svod_dma_lane_init() - a lane for a DMA channel
+ * @lane: the lane
+ * @chan: the channel, or NULL (a lane no transfer takes)
+ *
+ * Context: any.
+ */
+void svod_dma_lane_init(struct svod_dma_lane *lane, struct dma_chan *chan)
+{
+	lane->chan = chan;
+	spin_lock_init(&lane->lock);
+	INIT_LIST_HEAD(&lane->waiting);
+	lane->busy = false;
+}
+EXPORT_SYMBOL_IF_KUNIT(svod_dma_lane_init);
+
+/**
+ * svod_dma_lane_enter() - ask for a turn on the channel
+ * @lane: the lane
+ * @turn: the owner's turn, not in line; @turn->go set
+ *
+ * If the channel is free, @turn->go runs now, in the caller's context;
+ * else once the owners before it are done, in the context of whoever ends
+ * the descriptor before it (a completion callback, a reset). @turn->go
+ * submits one descriptor, or none; whoever ends that descriptor (or @go,
+ * if it submitted none) calls svod_dma_lane_next() once.
+ *
+ * Context: any; takes the lane's spinlock (not across @turn->go).
+ */
+void svod_dma_lane_enter(struct svod_dma_lane *lane, struct svod_dma_turn *turn)
+{
+	unsigned long irq;
+	bool now;
+
+	spin_lock_irqsave(&lane->lock, irq);
+	now = !lane->busy;
+	if (now)
+		lane->busy = true;
+	else
+		list_add_tail(&turn->node, &lane->waiting);
+	spin_unlock_irqrestore(&lane->lock, irq);
+	if (now)
+		turn->go(turn);
+}
+EXPORT_SYMBOL_IF_KUNIT(svod_dma_lane_enter);
+
+/**
+ * svod_dma_lane_next() - the channel's descriptor ended: the next turn
+ * @lane: the lane
+ *
+ * Context: any; takes the lane's spinlock (not across the next @go).
+ */
+void svod_dma_lane_next(struct svod_dma_lane *lane)
+{
+	struct svod_dma_turn *turn;
+	unsigned long irq;
+
+	spin_lock_irqsave(&lane->lock, irq);
+	turn = list_first_entry_or_null(&lane->waiting, struct svod_dma_turn, node);
+	if (turn)
+		list_del_init(&turn->node);
+	else
+		lane->busy = false;
+	spin_unlock_irqrestore(&lane->lock, irq);
+	if (turn)
+		turn->go(turn);
+}
+EXPORT_SYMBOL_IF_KUNIT(svod_dma_lane_next);
+
+/**
+ * svod_dma_lane_pass() - back in line, at its end, after one's descriptor
+ * @lane: the lane
+ * @turn: the turn whose descriptor just ended
+ *
+ * The owners waiting go first, one descriptor each; then @turn->go again.
+ *
+ * Context: any; takes the lane's spinlock (not across @go).
+ */
+void svod_dma_lane_pass(struct svod_dma_lane *lane, struct svod_dma_turn *turn)
+{
+	struct svod_dma_turn *next;
+	unsigned long irq;
+
+	spin_lock_irqsave(&lane->lock, irq);
+	list_add_tail(&turn->node, &lane->waiting);
+	next = list_first_entry(&lane->waiting, struct svod_dma_turn, node);
+	list_del_init(&next->node);
+	spin_unlock_irqrestore(&lane->lock, irq);
+	next->go(next);
+}
+
+/**
+ * svod_dma_lane_leave() - leave the line before one's turn
+ * @lane: the lane
+ * @turn: a turn that entered
+ *
+ * Context: any; takes the lane's spinlock.
+ * Return: true if @turn was waiting and now never goes; false if its
+ * @go has run (or is running).
+ */
+bool svod_dma_lane_leave(struct svod_dma_lane *lane, struct svod_dma_turn *turn)
+{
+	unsigned long irq;
+	bool waiting;
+
+	spin_lock_irqsave(&lane->lock, irq);
+	waiting = !list_empty(&turn->node);
+	if (waiting)
+		list_del_init(&turn->node);
+	spin_unlock_irqrestore(&lane->lock, irq);
+	return waiting;
+}
+
+/**
+ * svod_dma_lane_reset() - reset the channel under a hung descriptor
+ * @lane: the lane
+ * @live: the hung descriptor's flag, taken (set to 0) by whoever ends it
+ *
+ * Nothing is done if the descriptor's end was taken already. Else the
+ * lane keeps that descriptor alone on the channel, so the reset drops it
+ * alone. When this returns the engine no longer touches the descriptor's
+ * memory (dmaengine_terminate_sync(): the provider has stopped it and no
+ * callback of it runs any more), and the next turn has gone.
+ *
+ * Context: process context; sleeps. Not in a fence-signalling section.
+ */
+void svod_dma_lane_reset(struct svod_dma_lane *lane, atomic_t *live)
+{
+	/* Taken first: a late callback of it passes no turn on meanwhile. */
+	if (!atomic_xchg(live, 0))
+		return;
+	dmaengine_terminate_sync(lane->chan);
+	svod_dma_lane_next(lane);
+}
+
+/* One descriptor of a synchronous chunk, and its waiter. */
+struct svod_stage_dma_desc {
+	struct svod_dma_turn turn;
+	struct svod_dma_lane *lane;
 	struct completion done;
-	atomic_t pending;
+	/* 1 from the turn's request until its end is taken. */
+	atomic_t live;
+	dma_addr_t dst;
+	dma_addr_t src;
+	size_t len;
 	int error;
 };
 
-static void svod_stage_dma_done(void *param, const struct dmaengine_result *res)
+/* The descriptor ended: wake its waiter, then the next turn goes. */
+static void svod_stage_dma_end(struct svod_stage_dma_desc *d)
 {
-	struct svod_stage_dma_wait *wait = param;
+	struct svod_dma_lane *lane = d->lane;
 
-	if (res->result != DMA_TRANS_NOERROR)
-		WRITE_ONCE(wait->error, -EIO);
-	if (atomic_dec_and_test(&wait->pending))
-		complete(&wait->done);
+	if (!atomic_xchg(&d->live, 0))
+		return;
+	/* @d is the waiter's: not touched after this. */
+	complete(&d->done);
+	svod_dma_lane_next(lane);
 }
 
-/* Prepare and submit one memcpy descriptor per DMA segment of @sgt. */
-static int svod_stage_dma_submit(struct dma_chan *chan, struct sg_table *sgt,
-				 dma_addr_t bar_dma, bool to_device,
-				 struct svod_stage_dma_wait *wait)
+static void svod_stage_dma_done(void *param, const struct dmaengine_result *res)
 {
-	struct dma_async_tx_descriptor *tx;
-	struct scatterlist *sg;
-	dma_addr_t mem, bar_at = bar_dma;
-	unsigned int i;
+	struct svod_stage_dma_desc *d = param;
 
-	for_each_sgtable_dma_sg(sgt, sg, i) {
-		mem = sg_dma_address(sg);
-		if (to_device)
-			tx = dmaengine_prep_dma_memcpy(chan, bar_at, mem,
-						       sg_dma_len(sg),
-						       DMA_PREP_INTERRUPT);
-		else
-			tx = dmaengine_prep_dma_memcpy(chan, mem, bar_at,
-						       sg_dma_len(sg),
-						       DMA_PREP_INTERRUPT);
-		if (!tx)
-			return -EIO;
+	if (res->result != DMA_TRANS_NOERROR)
+		WRITE_ONCE(d->error, -EIO);
+	svod_stage_dma_end(d);
+}
+
+/* Its turn: submit the descriptor, or end it with -EIO. */
+static void svod_stage_dma_go(struct svod_dma_turn *turn)
+{
+	struct svod_stage_dma_desc *d = container_of(turn, struct svod_stage_dma_desc, turn);
+	struct dma_chan *chan = d->lane->chan;
+	struct dma_async_tx_descriptor *tx;
+
+	tx = dmaengine_prep_dma_memcpy(chan, d->dst, d->src, d->len, DMA_PREP_INTERRUPT);
+	if (tx) {
 		tx->callback_result = svod_stage_dma_done;
-		tx->callback_param = wait;
-		atomic_inc(&wait->pending);
-		if (dma_submit_error(dmaengine_submit(tx))) {
-			atomic_dec(&wait->pending);
-			return -EIO;
+		tx->callback_param = d;
+		if (!dma_submit_error(dmaengine_submit(tx))) {
+			dma_async_issue_pending(chan);
+			return;
 		}
-		bar_at += sg_dma_len(sg);
 	}
-	return 0;
+	WRITE_ONCE(d->error, -EIO);
+	svod_stage_dma_end(d);
+}
+
+/*
+ * The waiter stops (fatal signal, time up): out of line, or its descriptor
+ * waited out; one not done in @timeout more is hung, and reset.
+ */
+static void svod_stage_dma_stop(struct svod_stage_dma_desc *d, unsigned long timeout)
+{
+	if (svod_dma_lane_leave(d->lane, &d->turn)) {
+		atomic_set(&d->live, 0);
+		return;
+	}
+	if (wait_for_completion_timeout(&d->done, timeout))
+		return;
+	dev_err_ratelimited(d->lane->chan->device->dev,
+			    "svod: DMA descriptor of %zu bytes hung on %s; channel reset\n",
+			    d->len, dma_chan_name(d->lane->chan));
+	svod_dma_lane_reset(d->lane, &d->live);
 }
 
 /**
  * svod_stage_dma_sgt() - move one chunk with a dmaengine channel
- * @chan: a DMA_MEMCPY channel
- * @bar: the BAR; @bar->phys is mapped for @chan's device
+ * @lane: the lane of a DMA_MEMCPY channel
+ * @bar: the BAR; @bar->phys is mapped for the channel's device
  * @bar_off: BAR offset of the first byte, already checked
  * @sgt: the memory side, not yet DMA-mapped; its length is the chunk's
  * @to_device: true: @sgt to BAR; false: BAR to @sgt
  * @timeout: jiffies allowed for the whole chunk
  *
- * Maps @sgt and the BAR range for @chan's device, submits one descriptor per
- * mapped segment, waits for all of them, unmaps. On any failure after the
- * first submission the channel is terminated (dmaengine_terminate_sync())
- * before anything is unmapped, so no descriptor outlives the mappings.
+ * Maps @sgt and the BAR range for the channel's device, moves one mapped
+ * segment per descriptor, one turn of @lane each, unmaps. A chunk that
+ * stops early (a fatal signal, @timeout) leaves the line or waits out its
+ * descriptor on the channel, so nothing of it outlives the mappings and
+ * nobody else's descriptors are dropped; only a descriptor still not done
+ * @timeout after that resets the channel (it is the only one on it).
  *
- * Context: process context, may sleep; takes the DMA channel mutex.
- * Return: 0; -EINTR on a fatal signal (while waiting for the channel or the
- * completion); -ETIMEDOUT if the chunk did not complete in @timeout; -ENOMEM
- * if mapping the memory side ran out of memory; -EIO if another mapping
- * failure, or preparing or submitting a descriptor failed, or the channel
- * reported a failed transfer.
+ * Context: process context, may sleep.
+ * Return: 0; -EINTR on a fatal signal; -ETIMEDOUT if the chunk did not
+ * complete in @timeout; -ENOMEM if mapping the memory side ran out of
+ * memory; -EIO if another mapping failure, or preparing or submitting a
+ * descriptor failed, or the channel reported a failed transfer.
  */
-int svod_stage_dma_sgt(struct dma_chan *chan, const struct svod_bar *bar,
+int svod_stage_dma_sgt(struct svod_dma_lane *lane, const struct svod_bar *bar,
 		       u64 bar_off, struct sg_table *sgt, bool to_device,
 		       unsigned long timeout)
 {
-	struct device *dma_dev = chan->device->dev;
+	struct device *dma_dev = lane->chan->device->dev;
 	enum dma_data_direction mem_dir = to_device ? DMA_TO_DEVICE : DMA_FROM_DEVICE;
 	enum dma_data_direction bar_dir = to_device ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
-	struct svod_stage_dma_wait wait;
+	unsigned long deadline = jiffies + timeout;
+	struct svod_stage_dma_desc d = { .lane = lane };
 	struct scatterlist *sg;
-	dma_addr_t bar_dma;
+	dma_addr_t bar_dma, bar_at, mem;
 	size_t len = 0;
 	unsigned int i;
 	long left;
@@ -332,41 +508,36 @@ int svod_stage_dma_sgt(struct dma_chan *chan, const struct svod_bar *bar,
 		ret = -EIO;
 		goto unmap_sgt;
 	}
-	if (mutex_lock_killable(&svod_stage_dma_lock)) {
-		ret = -EINTR;
-		goto unmap_bar;
+
+	init_completion(&d.done);
+	INIT_LIST_HEAD(&d.turn.node);
+	d.turn.go = svod_stage_dma_go;
+	bar_at = bar_dma;
+	for_each_sgtable_dma_sg(sgt, sg, i) {
+		mem = sg_dma_address(sg);
+		d.dst = to_device ? bar_at : mem;
+		d.src = to_device ? mem : bar_at;
+		d.len = sg_dma_len(sg);
+		d.error = 0;
+		reinit_completion(&d.done);
+		atomic_set(&d.live, 1);
+		svod_dma_lane_enter(lane, &d.turn);
+		left = time_before(jiffies, deadline) ? deadline - jiffies : 0;
+		left = wait_for_completion_killable_timeout(&d.done, left);
+		if (left <= 0) {
+			ret = left ? -EINTR : -ETIMEDOUT;
+			if (!left)
+				dev_err_ratelimited(bar->dev, "DMA chunk of %zu bytes timed out on %s\n",
+						    len, dma_chan_name(lane->chan));
+			svod_stage_dma_stop(&d, timeout);
+			break;
+		}
+		ret = READ_ONCE(d.error);
+		if (ret)
+			break;
+		bar_at += d.len;
 	}
 
-	init_completion(&wait.done);
-	/* One count for the submitter: the chunk cannot complete early. */
-	atomic_set(&wait.pending, 1);
-	wait.error = 0;
-	ret = svod_stage_dma_submit(chan, sgt, bar_dma, to_device, &wait);
-	if (ret)
-		goto terminate;
-	dma_async_issue_pending(chan);
-
-	if (!atomic_dec_and_test(&wait.pending)) {
-		left = wait_for_completion_killable_timeout(&wait.done, timeout);
-		if (left < 0) {
-			ret = -EINTR;
-			goto terminate;
-		}
-		if (!left) {
-			dev_err_ratelimited(bar->dev, "DMA chunk of %zu bytes timed out on %s\n",
-					    len, dma_chan_name(chan));
-			ret = -ETIMEDOUT;
-			goto terminate;
-		}
-	}
-	ret = READ_ONCE(wait.error);
-	goto unlock;
-
-terminate:
-	dmaengine_terminate_sync(chan);
-unlock:
-	mutex_unlock(&svod_stage_dma_lock);
-unmap_bar:
 	dma_unmap_resource(dma_dev, bar_dma, len, bar_dir, 0);
 unmap_sgt:
 	dma_unmap_sgtable(dma_dev, sgt, mem_dir, 0);
@@ -409,8 +580,8 @@ int svod_stage_pin(unsigned long uaddr, int nr, unsigned int gup,
 	return 0;
 }
 
-/* Pin one chunk of the user buffer and move it with @chan, or the CPU. */
-static int svod_stage_chunk(struct dma_chan *chan, const struct svod_bar *bar,
+/* Pin one chunk of the user buffer and move it on @lane, or with the CPU. */
+static int svod_stage_chunk(struct svod_dma_lane *lane, const struct svod_bar *bar,
 			    u64 bar_off, unsigned long uaddr, size_t len,
 			    bool to_device, struct page **pages)
 {
@@ -426,7 +597,7 @@ static int svod_stage_chunk(struct dma_chan *chan, const struct svod_bar *bar,
 	if (ret)
 		goto unpin;
 
-	if (!chan) {
+	if (!lane) {
 		svod_stage_cpu(bar, bar_off, pages, head, len, to_device);
 		goto unpin;
 	}
@@ -435,7 +606,7 @@ static int svod_stage_chunk(struct dma_chan *chan, const struct svod_bar *bar,
 	if (ret)
 		goto unpin;
 	timeout = msecs_to_jiffies(READ_ONCE(dma_timeout_ms));
-	ret = svod_stage_dma_sgt(chan, bar, bar_off, &sgt, to_device, timeout);
+	ret = svod_stage_dma_sgt(lane, bar, bar_off, &sgt, to_device, timeout);
 	sg_free_table(&sgt);
 unpin:
 	unpin_user_pages_dirty_lock(pages, pinned, !to_device && pinned == nr);
@@ -446,11 +617,11 @@ unpin:
  * Move the request from @req->resume on in chunks, pinning one chunk at a
  * time; *@done is the cursor (from @req->offset).
  */
-static int svod_stage_user(struct dma_chan *chan, const struct svod_bar *bar,
+static int svod_stage_user(struct svod_dma_lane *lane, const struct svod_bar *bar,
 			   u64 bar_off, const struct svod_xfer_req *req,
 			   u64 *done)
 {
-	size_t chunk = chan ? SVOD_STAGE_DMA_CHUNK : SVOD_STAGE_CPU_CHUNK;
+	size_t chunk = lane ? SVOD_STAGE_DMA_CHUNK : SVOD_STAGE_CPU_CHUNK;
 	unsigned long uaddr = (unsigned long)req->ubuf;
 	struct page *small[SVOD_STAGE_SMALL_PAGES], **pages = small;
 	size_t n;
@@ -472,7 +643,7 @@ static int svod_stage_user(struct dma_chan *chan, const struct svod_bar *bar,
 				break;
 		}
 		n = min_t(u64, req->length - *done, chunk);
-		ret = svod_stage_chunk(chan, bar, bar_off + *done, uaddr + *done,
+		ret = svod_stage_chunk(lane, bar, bar_off + *done, uaddr + *done,
 				       n, req->to_device, pages);
 		if (ret)
 			break;
@@ -485,20 +656,20 @@ static int svod_stage_user(struct dma_chan *chan, const struct svod_bar *bar,
 }
 
 /**
- * svod_stage_xfer_on() - svod_stage_xfer() with an explicit DMA channel
- * @chan: the DMA_MEMCPY channel, or NULL for none
+ * svod_stage_xfer_on() - svod_stage_xfer() with an explicit DMA lane
+ * @lane: the lane of a DMA_MEMCPY channel, or NULL for none
  * @threshold: auto mode uses DMA above this many bytes; 0: never
  * @bar: the BAR the grant lies in
  * @req: the request, with the grant taken from the live record
  * @stats: counters to add the moved bytes to
  * @done: out: bytes moved
  *
- * What svod_stage_xfer() does, on @chan; KUnit passes its fake channel.
+ * What svod_stage_xfer() does, on @lane; KUnit passes its fake channel's.
  *
  * Context: process context, may sleep. No locks held.
  * Return: as svod_stage_xfer().
  */
-int svod_stage_xfer_on(struct dma_chan *chan, u64 threshold,
+int svod_stage_xfer_on(struct svod_dma_lane *lane, u64 threshold,
 		       const struct svod_bar *bar, const struct svod_xfer_req *req,
 		       struct svod_stage_stats *stats, u64 *done)
 {
@@ -513,7 +684,7 @@ int svod_stage_xfer_on(struct dma_chan *chan, u64 threshold,
 		*done = req->length;
 		return 0;
 	}
-	engine = svod_stage_pick(req->flags, req->length, threshold, chan);
+	engine = svod_stage_pick(req->flags, req->length, threshold, lane);
 	if (engine < 0)
 		return engine;
 	if (!access_ok(req->ubuf, req->length))
@@ -522,7 +693,7 @@ int svod_stage_xfer_on(struct dma_chan *chan, u64 threshold,
 	bar_off = req->grant_off + req->offset;
 	*done = req->resume;
 	if (engine == SVOD_XFER_DMA) {
-		ret = svod_stage_user(chan, bar, bar_off, req, done);
+		ret = svod_stage_user(lane, bar, bar_off, req, done);
 		atomic64_add(*done - req->resume, &stats->dma_bytes);
 	} else {
 		ret = svod_stage_user(NULL, bar, bar_off, req, done);
@@ -560,32 +731,44 @@ EXPORT_SYMBOL_IF_KUNIT(svod_stage_xfer_on);
 int svod_stage_xfer(const struct svod_bar *bar, const struct svod_xfer_req *req,
 		    struct svod_stage_stats *stats, u64 *done)
 {
-	return svod_stage_xfer_on(svod_stage_chan, READ_ONCE(dma_threshold),
+	return svod_stage_xfer_on(svod_stage_lane.chan ? &svod_stage_lane : NULL,
+				  READ_ONCE(dma_threshold),
 				  bar, req, stats, done);
 }
 EXPORT_SYMBOL_IF_KUNIT(svod_stage_xfer);
 
 /**
- * svod_stage_engine() - the engine a transfer gets, and its DMA channel
+ * svod_stage_engine() - the engine a transfer gets, and its DMA lane
  * @flags: SVOD_XFER_* of the request, already checked
  * @length: bytes to move
- * @chan: out: the DMA_MEMCPY channel for SVOD_XFER_DMA, else NULL
+ * @lane: out: the DMA_MEMCPY channel's lane for SVOD_XFER_DMA, else NULL
  *
  * The choice svod_stage_xfer() makes (the dma_threshold module parameter
  * included), for a caller that runs the transfer itself (async.c). The
- * channel lives until module exit.
+ * lane and its channel live until module exit.
  *
  * Context: any.
  * Return: SVOD_XFER_CPU or SVOD_XFER_DMA; -EOPNOTSUPP if DMA is forced but
  * there is no channel.
  */
-int svod_stage_engine(u32 flags, u64 length, struct dma_chan **chan)
+int svod_stage_engine(u32 flags, u64 length, struct svod_dma_lane **lane)
 {
 	int engine = svod_stage_pick(flags, length, READ_ONCE(dma_threshold),
-				     svod_stage_chan);
+				     svod_stage_lane.chan);
 
-	*chan = engine == SVOD_XFER_DMA ? svod_stage_chan : NULL;
+	*lane = engine == SVOD_XFER_DMA ? &svod_stage_lane : NULL;
 	return engine;
+}
+
+/**
+ * svod_stage_dma_timeout() - dma_timeout_ms, in jiffies
+ *
+ * Context: any.
+ * Return: the time one descriptor may stay on the engine.
+ */
+unsigned long svod_stage_dma_timeout(void)
+{
+	return msecs_to_jiffies(READ_ONCE(dma_timeout_ms));
 }
 
 /**
@@ -609,7 +792,7 @@ void svod_stage_init(void)
 			chan);
 		return;
 	}
-	svod_stage_chan = chan;
+	svod_dma_lane_init(&svod_stage_lane, chan);
 	pr_info("svod: DMA engine: channel %s of %s\n", dma_chan_name(chan),
 		dev_name(chan->device->dev));
 }
@@ -623,7 +806,7 @@ void svod_stage_init(void)
  */
 void svod_stage_exit(void)
 {
-	if (svod_stage_chan)
-		dma_release_channel(svod_stage_chan);
-	svod_stage_chan = NULL;
+	if (svod_stage_lane.chan)
+		dma_release_channel(svod_stage_lane.chan);
+	svod_stage_lane.chan = NULL;
 }

@@ -21,6 +21,8 @@
 
 #include <linux/atomic.h>
 #include <linux/compiler_types.h>
+#include <linux/list.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 
 #include <linux/svod.h>
@@ -105,12 +107,49 @@ struct svod_xfer_req {
 	bool to_device;
 };
 
+/**
+ * struct svod_dma_turn - one owner's place in a DMA channel's line
+ * @node: in the lane's @waiting; empty when not waiting
+ * @go: its turn came: submit one descriptor (or none); runs without the
+ *	lane's lock, in any context (the caller's, a DMA callback)
+ */
+struct svod_dma_turn {
+	struct list_head node;
+	void (*go)(struct svod_dma_turn *turn);
+};
+
+/**
+ * struct svod_dma_lane - one svod descriptor on a DMA channel at a time
+ * @chan: the channel
+ * @lock: see below
+ * @waiting: the turns waiting, in order
+ * @busy: a turn has the channel
+ *
+ * Users of one channel take turns, one descriptor each, so that a reset of
+ * the channel (only for a descriptor that hangs) never drops another user's
+ * descriptors (stage.c).
+ */
+struct svod_dma_lane {
+	struct dma_chan *chan;
+	/* Protects @waiting and @busy. */
+	spinlock_t lock;
+	struct list_head waiting;
+	bool busy;
+};
+
 int svod_stage_xfer(const struct svod_bar *bar, const struct svod_xfer_req *req,
 		    struct svod_stage_stats *stats, u64 *done);
 void svod_stage_zero(const struct svod_bar *bar, u64 off, u64 len);
 int svod_stage_pin(unsigned long uaddr, int nr, unsigned int gup,
 		   struct page **pages, int *pinned);
-int svod_stage_engine(u32 flags, u64 length, struct dma_chan **chan);
+int svod_stage_engine(u32 flags, u64 length, struct svod_dma_lane **lane);
+unsigned long svod_stage_dma_timeout(void);
+void svod_dma_lane_init(struct svod_dma_lane *lane, struct dma_chan *chan);
+void svod_dma_lane_enter(struct svod_dma_lane *lane, struct svod_dma_turn *turn);
+void svod_dma_lane_next(struct svod_dma_lane *lane);
+void svod_dma_lane_pass(struct svod_dma_lane *lane, struct svod_dma_turn *turn);
+bool svod_dma_lane_leave(struct svod_dma_lane *lane, struct svod_dma_turn *turn);
+void svod_dma_lane_reset(struct svod_dma_lane *lane, atomic_t *live);
 void svod_stage_init(void);
 void svod_stage_exit(void);
 
@@ -118,13 +157,13 @@ void svod_stage_exit(void);
 int svod_stage_check(const struct svod_bar *bar,
 		     const struct svod_xfer_req *req);
 int svod_stage_pick(u32 flags, u64 length, u64 threshold, bool have_dma);
-int svod_stage_xfer_on(struct dma_chan *chan, u64 threshold,
+int svod_stage_xfer_on(struct svod_dma_lane *lane, u64 threshold,
 		       const struct svod_bar *bar, const struct svod_xfer_req *req,
 		       struct svod_stage_stats *stats, u64 *done);
 void svod_stage_cpu(const struct svod_bar *bar, u64 bar_off,
 		    struct page **pages, unsigned int head, size_t len,
 		    bool to_device);
-int svod_stage_dma_sgt(struct dma_chan *chan, const struct svod_bar *bar,
+int svod_stage_dma_sgt(struct svod_dma_lane *lane, const struct svod_bar *bar,
 		       u64 bar_off, struct sg_table *sgt, bool to_device,
 		       unsigned long timeout);
 

@@ -5,6 +5,7 @@
  * outcome (ioctl.c copies these structs out on error too).
  */
 #include <kunit/visibility.h>
+#include <linux/file.h>
 #include <linux/ktime.h>
 #include <linux/uaccess.h>
 
@@ -16,6 +17,18 @@
 #include "stage.h"
 #include "tier.h"
 #include "trace.h"
+
+/*
+ * STAGE's and READ's struct in the ioctl's kernel copy, and past it (never
+ * copied out) the sync_file of SVOD_XFER_FENCE_FD, for the commit to
+ * install at the reserved fd or the unwind to drop.
+ */
+struct svod_xfer_call {
+	struct svod_xfer req;
+	struct file *fence;
+};
+
+static_assert(sizeof(struct svod_xfer_call) <= SVOD_IOCTL_MAX_SIZE);
 
 /*
  * SVOD_XFER_ASYNC, step one, under the tier's io_sem: the checks
@@ -44,7 +57,7 @@ static struct svod_async_job *svod_xfer_prepare(struct svod_file *sf,
 
 	ret = svod_stage_check(bar, xfer);
 	if (!ret)
-		ret = svod_stage_engine(xfer->flags, xfer->length, &areq.chan);
+		ret = svod_stage_engine(xfer->flags, xfer->length, &areq.lane);
 	if (ret < 0)
 		return ERR_PTR(ret);
 	if (!access_ok(xfer->ubuf, xfer->length))
@@ -59,8 +72,9 @@ static struct svod_async_job *svod_xfer_prepare(struct svod_file *sf,
  * the handle named then.
  */
 static int svod_xfer_queue(struct svod_file *sf, const void *key,
-			   struct svod_async_job *job, struct svod_xfer *req)
+			   struct svod_async_job *job, struct svod_xfer_call *call)
 {
+	struct svod_xfer *req = &call->req;
 	int ret;
 
 	mutex_lock(&sf->lock);
@@ -69,7 +83,7 @@ static int svod_xfer_queue(struct svod_file *sf, const void *key,
 	else
 		ret = svod_async_submit(&sf->async, job,
 					req->flags & SVOD_XFER_FENCE_FD,
-					&req->seqno, &req->fence_fd);
+					&req->seqno, &req->fence_fd, &call->fence);
 	mutex_unlock(&sf->lock);
 	if (ret)
 		svod_async_abort(&sf->async, job);
@@ -87,9 +101,10 @@ static int svod_xfer_queue(struct svod_file *sf, const void *key,
  * of a request moved twice are the same bytes). svod_ioctl() turns it into
  * -EINTR for a caller whose struct has no @resume.
  */
-static int svod_xfer(struct svod_file *sf, struct svod_xfer *req,
+static int svod_xfer(struct svod_file *sf, struct svod_xfer_call *call,
 		     bool to_device)
 {
+	struct svod_xfer *req = &call->req;
 	struct svod_xfer_req xfer = {
 		.offset = req->offset,
 		.length = req->length,
@@ -110,6 +125,7 @@ static int svod_xfer(struct svod_file *sf, struct svod_xfer *req,
 	req->done = 0;
 	req->seqno = 0;
 	req->fence_fd = -1;
+	call->fence = NULL;
 	/* Argument errors first, whatever the handle and the tier. */
 	if ((req->flags & ~SVOD_XFER_FLAGS) || req->pad || req->pad2 ||
 	    (req->flags & SVOD_XFER_ENGINES) == SVOD_XFER_ENGINES ||
@@ -136,7 +152,7 @@ static int svod_xfer(struct svod_file *sf, struct svod_xfer *req,
 	if (req->flags & SVOD_XFER_ASYNC) {
 		job = svod_xfer_prepare(sf, alloc, key, bar, &xfer);
 		up_read(&tier->io_sem);
-		ret = IS_ERR(job) ? PTR_ERR(job) : svod_xfer_queue(sf, key, job, req);
+		ret = IS_ERR(job) ? PTR_ERR(job) : svod_xfer_queue(sf, key, job, call);
 		goto put_alloc;
 	}
 	ret = svod_stage_xfer(bar, &xfer, &tier->stats, &req->done);
@@ -196,6 +212,63 @@ int svod_read_ioctl(struct svod_file *sf, void *data)
 	return svod_xfer(sf, data, false);
 }
 EXPORT_SYMBOL_IF_KUNIT(svod_read_ioctl);
+
+/**
+ * svod_xfer_ioctl_check() - STAGE's and READ's checks of the caller's size
+ * @data: struct svod_xfer, as copied in
+ * @usize: the size of the caller's struct
+ *
+ * SVOD_XFER_FENCE_FD needs @fence_fd in the caller's struct: a struct
+ * shorter than SVOD_XFER_SIZE_VER2 could never learn the fd's number.
+ *
+ * Context: any.
+ * Return: 0, or -EINVAL with the outputs an argument error leaves.
+ */
+int svod_xfer_ioctl_check(void *data, size_t usize)
+{
+	struct svod_xfer_call *call = data;
+
+	if (!(call->req.flags & SVOD_XFER_FENCE_FD) || usize >= SVOD_XFER_SIZE_VER2)
+		return 0;
+	call->req.done = 0;
+	call->fence = NULL;
+	return -EINVAL;
+}
+
+/**
+ * svod_xfer_ioctl_commit() - install a FENCE_FD's fd, its number written back
+ * @sf: the file
+ * @data: what svod_stage_ioctl() or svod_read_ioctl() filled
+ *
+ * Context: process context.
+ */
+void svod_xfer_ioctl_commit(struct svod_file *sf, void *data)
+{
+	struct svod_xfer_call *call = data;
+
+	if (call->fence)
+		fd_install(call->req.fence_fd, call->fence);
+}
+
+/**
+ * svod_xfer_ioctl_unwind() - drop a FENCE_FD's fd whose number was lost
+ * @sf: the file
+ * @data: what svod_stage_ioctl() or svod_read_ioctl() filled
+ *
+ * The transfer stays queued (its bytes move as asked); the process is left
+ * no fd it cannot know of.
+ *
+ * Context: process context.
+ */
+void svod_xfer_ioctl_unwind(struct svod_file *sf, void *data)
+{
+	struct svod_xfer_call *call = data;
+
+	if (!call->fence)
+		return;
+	put_unused_fd(call->req.fence_fd);
+	fput(call->fence);
+}
 
 /**
  * svod_wait_ioctl() - SVOD_IOCTL_WAIT: the end of an asynchronous transfer

@@ -110,7 +110,9 @@ static void shared_range_stays_charged_until_last_handle(struct kunit *test)
 	struct svod_file *sf2 = fake_file_open(test, &f2);
 	const struct svod_usage *u1, *u2;
 	struct svod_allocation *alloc;
-	struct svod_xfer x = {};
+	/* The ioctl's kernel copy: a handler may keep state past the struct. */
+	u64 kx[SVOD_IOCTL_MAX_SIZE / sizeof(u64)] = {};
+	struct svod_xfer *x = (struct svod_xfer *)kx;
 	struct svod_resolve r;
 	u64 h1, h2, addr, off;
 
@@ -136,8 +138,8 @@ static void shared_range_stays_charged_until_last_handle(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, fake_dev_holds(fd, off, SZ_16K, 0x5a));
 	KUNIT_EXPECT_EQ(test, 0, fake_resolve(sf2, h2, &r));
 	KUNIT_EXPECT_EQ(test, addr, r.device_addr);
-	x.handle = h2;
-	KUNIT_EXPECT_EQ(test, -EACCES, svod_stage_ioctl(sf2, &x));
+	x->handle = h2;
+	KUNIT_EXPECT_EQ(test, -EACCES, svod_stage_ioctl(sf2, x));
 	KUNIT_EXPECT_EQ(test, -ESTALE, fake_resolve(sf1, h2, &r));
 
 	KUNIT_EXPECT_EQ(test, 0, free_handle(sf2, h2));

@@ -117,7 +117,9 @@ static void removal_revokes_zeroes_enodev(struct kunit *test)
 	struct svod_file *sf = fake_file_open(test, &filp);
 	struct svod_map_offset m = {};
 	struct svod_alloc a = { .size = SZ_4K };
-	struct svod_xfer x = {};
+	/* The ioctl's kernel copy: a handler may keep state past the struct. */
+	u64 kx[SVOD_IOCTL_MAX_SIZE / sizeof(u64)] = {};
+	struct svod_xfer *x = (struct svod_xfer *)kx;
 	struct svod_hold *hold;
 	u64 addr, off;
 
@@ -136,8 +138,8 @@ static void removal_revokes_zeroes_enodev(struct kunit *test)
 	a.tier = tier->id;
 	KUNIT_EXPECT_EQ(test, -ENODEV, svod_alloc_ioctl(sf, &a));
 	KUNIT_EXPECT_EQ(test, -ENODEV, svod_map_offset_ioctl(sf, &m));
-	x.handle = m.handle;
-	KUNIT_EXPECT_EQ(test, -ENODEV, svod_stage_ioctl(sf, &x));
+	x->handle = m.handle;
+	KUNIT_EXPECT_EQ(test, -ENODEV, svod_stage_ioctl(sf, x));
 	svod_dev_tier_put(tier);
 }
 

@@ -292,6 +292,7 @@ struct stage_ctx {
 	u8 *vmem;
 	u8 *vsrc;
 	struct dma_chan *chan;
+	struct svod_dma_lane lane;
 	struct page *pages[3];
 	struct sg_table sgt;
 };
@@ -834,6 +835,7 @@ static void xfer_user_dma_chunks(struct kunit *test)
 	dma_cap_set(DMA_MEMCPY, mask);
 	ctx->chan = dma_request_channel(mask, fake_dma_filter, &fake_pdev->dev);
 	KUNIT_ASSERT_NOT_NULL(test, ctx->chan);
+	svod_dma_lane_init(&ctx->lane, ctx->chan);
 	fake->mode = FAKE_DMA_COPY;
 	fake->prep_budget = UINT_MAX;
 	fake->nr_prep = 0;
@@ -846,13 +848,13 @@ static void xfer_user_dma_chunks(struct kunit *test)
 	} else {
 		req.ubuf = (void __user *)(addr + 7);
 		ret = copy_to_user(req.ubuf, ctx->vsrc, USER_DMA_LEN) ? -EFAULT :
-		      svod_stage_xfer_on(ctx->chan, SZ_64K, &ctx->bar, &req,
+		      svod_stage_xfer_on(&ctx->lane, SZ_64K, &ctx->bar, &req,
 					 &stats, &done);
 		req.ubuf = (void __user *)(addr + USER_DMA_LEN);
 		req.to_device = false;
 		req.flags = SVOD_XFER_DMA;
 		if (!ret)
-			rret = svod_stage_xfer_on(ctx->chan, 0, &ctx->bar, &req,
+			rret = svod_stage_xfer_on(&ctx->lane, 0, &ctx->bar, &req,
 						  &stats, &rdone);
 		if (!rret && copy_from_user(ctx->vsrc + USER_DMA_LEN, req.ubuf,
 					    USER_DMA_LEN))
@@ -903,6 +905,7 @@ static struct stage_ctx *dma_ctx(struct kunit *test, unsigned int head,
 	dma_cap_set(DMA_MEMCPY, mask);
 	ctx->chan = dma_request_channel(mask, fake_dma_filter, &fake_pdev->dev);
 	KUNIT_ASSERT_NOT_NULL(test, ctx->chan);
+	svod_dma_lane_init(&ctx->lane, ctx->chan);
 	KUNIT_ASSERT_EQ(test, 0, sg_alloc_table(&ctx->sgt, nents, GFP_KERNEL));
 	ctx_pages(test, ctx);
 	for_each_sgtable_sg(&ctx->sgt, sg, i) {
@@ -940,7 +943,7 @@ static void dma_stage_pages(struct kunit *test)
 	const size_t len = 2 * PAGE_SIZE + 50;
 	struct stage_ctx *ctx = dma_ctx(test, head, len);
 
-	KUNIT_EXPECT_EQ(test, 0, svod_stage_dma_sgt(ctx->chan, &ctx->bar, 33,
+	KUNIT_EXPECT_EQ(test, 0, svod_stage_dma_sgt(&ctx->lane, &ctx->bar, 33,
 						    &ctx->sgt, true, HZ));
 	KUNIT_EXPECT_TRUE(test, sgt_matches_bar(ctx, 33));
 	KUNIT_EXPECT_TRUE(test, guard_intact(ctx->fb.mem, 0, 33));
@@ -956,23 +959,28 @@ static void dma_read_pages(struct kunit *test)
 	struct stage_ctx *ctx = dma_ctx(test, PAGE_SIZE - 1, len);
 
 	fill_pattern(ctx->fb.mem, DMA_BAR_LEN, 9);
-	KUNIT_EXPECT_EQ(test, 0, svod_stage_dma_sgt(ctx->chan, &ctx->bar, 1,
+	KUNIT_EXPECT_EQ(test, 0, svod_stage_dma_sgt(&ctx->lane, &ctx->bar, 1,
 						    &ctx->sgt, false, HZ));
 	KUNIT_EXPECT_TRUE(test, sgt_matches_bar(ctx, 1));
 }
 
-/* A channel that never completes: -ETIMEDOUT, channel terminated. */
+/*
+ * A channel that never completes: -ETIMEDOUT; the descriptor is waited out
+ * for the timeout once more, then the channel is reset, and the lane is
+ * free.
+ */
 static void dma_timeout_terminates(struct kunit *test)
 {
 	struct stage_ctx *ctx = dma_ctx(test, 0, PAGE_SIZE);
 
 	fake->mode = FAKE_DMA_STALL;
 	KUNIT_EXPECT_EQ(test, -ETIMEDOUT,
-			svod_stage_dma_sgt(ctx->chan, &ctx->bar, 0, &ctx->sgt,
+			svod_stage_dma_sgt(&ctx->lane, &ctx->bar, 0, &ctx->sgt,
 					   true, msecs_to_jiffies(50)));
 	KUNIT_EXPECT_EQ(test, 1U, fake->nr_terminate);
 	KUNIT_EXPECT_TRUE(test, list_empty(&fake->queue));
 	KUNIT_EXPECT_TRUE(test, guard_intact(ctx->fb.mem, 0, DMA_BAR_LEN));
+	KUNIT_EXPECT_FALSE(test, ctx->lane.busy);
 }
 
 static void dma_transfer_error(struct kunit *test)
@@ -980,22 +988,82 @@ static void dma_transfer_error(struct kunit *test)
 	struct stage_ctx *ctx = dma_ctx(test, 0, PAGE_SIZE);
 
 	fake->mode = FAKE_DMA_FAIL;
-	KUNIT_EXPECT_EQ(test, -EIO, svod_stage_dma_sgt(ctx->chan, &ctx->bar, 0,
+	KUNIT_EXPECT_EQ(test, -EIO, svod_stage_dma_sgt(&ctx->lane, &ctx->bar, 0,
 						       &ctx->sgt, true, HZ));
 	KUNIT_EXPECT_EQ(test, 0U, fake->nr_terminate);
 }
 
-/* The second descriptor cannot be prepared: the first is dropped unrun. */
-static void dma_prep_failure_terminates(struct kunit *test)
+/*
+ * The second descriptor cannot be prepared: the first one has moved its
+ * page (one descriptor at a time), nothing is left on the channel and
+ * nothing was reset.
+ */
+static void dma_prep_failure_stops(struct kunit *test)
 {
 	struct stage_ctx *ctx = dma_ctx(test, 0, 3 * PAGE_SIZE);
 
 	fake->prep_budget = 1;
-	KUNIT_EXPECT_EQ(test, -EIO, svod_stage_dma_sgt(ctx->chan, &ctx->bar,
+	KUNIT_EXPECT_EQ(test, -EIO, svod_stage_dma_sgt(&ctx->lane, &ctx->bar,
 						       0, &ctx->sgt, true, HZ));
-	KUNIT_EXPECT_EQ(test, 1U, fake->nr_terminate);
+	KUNIT_EXPECT_EQ(test, 0U, fake->nr_terminate);
 	KUNIT_EXPECT_TRUE(test, list_empty(&fake->queue));
+	KUNIT_EXPECT_EQ(test, 0, memcmp(ctx->fb.mem, page_address(ctx->pages[0]),
+					PAGE_SIZE));
+	KUNIT_EXPECT_TRUE(test, guard_intact(ctx->fb.mem, PAGE_SIZE, DMA_BAR_LEN));
+	KUNIT_EXPECT_FALSE(test, ctx->lane.busy);
+}
+
+/* Another user's descriptor on the channel; ended by another_user_done(). */
+static void another_user_go(struct svod_dma_turn *turn)
+{
+}
+
+/*
+ * Issue 59: a caller whose chunk times out while another user has the
+ * channel (a stalled descriptor of theirs) leaves the line: it never
+ * submits, and never resets the channel under the other user. When the
+ * other user's descriptor ends, the lane is free again.
+ */
+static void dma_timeout_in_line_resets_nothing(struct kunit *test)
+{
+	struct stage_ctx *ctx = dma_ctx(test, 0, PAGE_SIZE);
+	struct svod_dma_turn other = { .go = another_user_go };
+
+	INIT_LIST_HEAD(&other.node);
+	svod_dma_lane_enter(&ctx->lane, &other);
+	KUNIT_EXPECT_TRUE(test, ctx->lane.busy);
+	KUNIT_EXPECT_EQ(test, -ETIMEDOUT,
+			svod_stage_dma_sgt(&ctx->lane, &ctx->bar, 0, &ctx->sgt,
+					   true, msecs_to_jiffies(50)));
+	KUNIT_EXPECT_EQ(test, 0U, fake->nr_terminate);
+	KUNIT_EXPECT_EQ(test, 0U, fake->nr_prep);
+	KUNIT_EXPECT_TRUE(test, list_empty(&ctx->lane.waiting));
 	KUNIT_EXPECT_TRUE(test, guard_intact(ctx->fb.mem, 0, DMA_BAR_LEN));
+	svod_dma_lane_next(&ctx->lane);
+	KUNIT_EXPECT_FALSE(test, ctx->lane.busy);
+	/* The channel works for the next caller. */
+	KUNIT_EXPECT_EQ(test, 0, svod_stage_dma_sgt(&ctx->lane, &ctx->bar, 0,
+						    &ctx->sgt, true, HZ));
+	KUNIT_EXPECT_TRUE(test, sgt_matches_bar(ctx, 0));
+}
+
+/* Two users take turns: the second goes when the first's descriptor ends. */
+static void dma_lane_turns_in_order(struct kunit *test)
+{
+	struct stage_ctx *ctx = dma_ctx(test, 0, PAGE_SIZE);
+	struct svod_dma_turn a = { .go = another_user_go };
+	struct svod_dma_turn b = { .go = another_user_go };
+
+	INIT_LIST_HEAD(&a.node);
+	INIT_LIST_HEAD(&b.node);
+	svod_dma_lane_enter(&ctx->lane, &a);
+	svod_dma_lane_enter(&ctx->lane, &b);
+	KUNIT_EXPECT_FALSE(test, list_empty(&b.node));
+	svod_dma_lane_next(&ctx->lane);
+	KUNIT_EXPECT_TRUE(test, list_empty(&b.node));
+	KUNIT_EXPECT_TRUE(test, ctx->lane.busy);
+	svod_dma_lane_next(&ctx->lane);
+	KUNIT_EXPECT_FALSE(test, ctx->lane.busy);
 }
 
 static struct kunit_case stage_cases[] = {
@@ -1017,7 +1085,9 @@ static struct kunit_case stage_cases[] = {
 	KUNIT_CASE(dma_read_pages),
 	KUNIT_CASE(dma_timeout_terminates),
 	KUNIT_CASE(dma_transfer_error),
-	KUNIT_CASE(dma_prep_failure_terminates),
+	KUNIT_CASE(dma_prep_failure_stops),
+	KUNIT_CASE(dma_timeout_in_line_resets_nothing),
+	KUNIT_CASE(dma_lane_turns_in_order),
 	{}
 };
 

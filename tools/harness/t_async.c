@@ -46,7 +46,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <linux/capability.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -54,7 +56,7 @@
 #include "common.h"
 #include "tap.h"
 
-#define NR_CASES	37
+#define NR_CASES	39
 
 #define MIB		(1u << 20)
 #define BIG		(16 * MIB)
@@ -118,6 +120,24 @@ static long long fdinfo_num(int f, const char *key)
 	return v;
 }
 
+/*
+ * svod.ko's refcount once it holds still for 0.3 s (a closed fence lets go
+ * of the module after an RCU grace period), or after 10 s what it is.
+ */
+static long long refcnt_settled(void)
+{
+	long long ref = ht_module_refcnt(), prev;
+	int i, still = 0;
+
+	for (i = 0; i < 1000 && still < 30; i++) {
+		usleep(10000);
+		prev = ref;
+		ref = ht_module_refcnt();
+		still = ref == prev ? still + 1 : 0;
+	}
+	return ref;
+}
+
 static double now_ms(void)
 {
 	struct timespec ts;
@@ -179,7 +199,7 @@ static void test_refusals(void)
 	struct svod_alloc a = { 0 };
 	struct svod_xfer x;
 	struct svod_wait w;
-	int f = ht_open(), ret;
+	int f = ht_open(), ret, r56, low, low2;
 
 	ret = f < 0 ? f : svod_alloc(f, tier.id, MIB, 0, &a);
 	x = (struct svod_xfer){ .handle = a.handle, .user_ptr = (uintptr_t)src,
@@ -189,6 +209,23 @@ static void test_refusals(void)
 	x = (struct svod_xfer){ .handle = a.handle, .user_ptr = (uintptr_t)src,
 				.length = 4096, .flags = SVOD_XFER_ASYNC, .pad2 = 1 };
 	tap_errno(ret ? ret : svod_ioctl(f, SVOD_IOCTL_STAGE, &x), -EINVAL, "pad2_einval");
+	/*
+	 * The 56-byte layout has no fence_fd: FENCE_FD there would install an
+	 * fd the caller can never learn of. Refused, nothing installed.
+	 */
+	x = (struct svod_xfer){ .handle = a.handle, .user_ptr = (uintptr_t)src,
+				.length = 4096, .flags = SVOD_XFER_ASYNC | SVOD_XFER_FENCE_FD };
+	low = dup(0);
+	if (low >= 0)
+		close(low);
+	r56 = ret ? ret : svod_ioctl(f, _IOC(_IOC_READ | _IOC_WRITE, SVOD_IOCTL_MAGIC,
+					     _IOC_NR(SVOD_IOCTL_STAGE), SVOD_XFER_SIZE_VER1), &x);
+	low2 = dup(0);
+	if (low2 >= 0)
+		close(low2);
+	tap_ok(r56 == -EINVAL && low == low2,
+	       "fence_fd_in_56_byte_struct_einval_no_fd (%s, lowest free fd %d -> %d)",
+	       ht_err(r56), low, low2);
 	tap_errno(ret ? ret : submit(f, a.handle, 0, (void *)16, 4096, 0, 1, &x), -EFAULT,
 		  "async_bad_buffer_efault");
 	tap_errno(ret ? ret : submit(f, a.handle, 4096, src, MIB, 0, 1, &x), -ERANGE,
@@ -214,7 +251,7 @@ static void test_fences(void)
 	struct svod_xfer x[4], y;
 	struct svod_wait w;
 	struct pollfd pfd;
-	long long ref0 = ht_module_refcnt(), ref1, ref2, inflight;
+	long long ref0 = refcnt_settled(), ref1, ref2, ref3, inflight;
 	int f = ht_open(), f2, ret = 0, i, st, cloexec;
 	unsigned int n;
 
@@ -266,16 +303,21 @@ static void test_fences(void)
 	       "sync_file_info_names_svod (driver '%s', timeline '%s', status %d)",
 	       fi[0].driver_name, fi[0].obj_name, fi[0].status);
 
-	/* A fence outlives its file and holds the module until closed. */
+	/*
+	 * A fence outlives its file and holds the module until closed. A
+	 * fence's last reference frees it after an RCU grace period: the
+	 * counts settle.
+	 */
 	ref1 = ht_module_refcnt();
 	if (f >= 0)
 		close(f);
-	ref2 = ht_module_refcnt();
+	ref2 = refcnt_settled();
 	if (!ret)
 		close(x[3].fence_fd);
-	tap_ok(ref0 >= 0 && ref1 > ref2 && ref2 == ref0 + 1 && ht_module_refcnt() == ref0,
+	ref3 = refcnt_settled();
+	tap_ok(ref0 >= 0 && ref1 > ref2 && ref2 == ref0 + 1 && ref3 == ref0,
 	       "fence_holds_module_until_closed (refcnt %lld before, %lld with file, %lld fence only, %lld after)",
-	       ref0, ref1, ref2, ht_module_refcnt());
+	       ref0, ref1, ref2, ref3);
 }
 
 /* FREE with transfers queued and running. */
@@ -405,7 +447,7 @@ static int param(const char *name, uint64_t v)
 /* The caps and the timeout, and their refusals. */
 static void test_limits(void)
 {
-	uint64_t v0 = 0, v1 = 0, v2 = 0;
+	uint64_t v0 = 0, v1 = 0, v2 = 0, v3 = 0;
 	struct svod_alloc a = { 0 };
 	struct svod_xfer x[3];
 	struct svod_wait w;
@@ -442,10 +484,13 @@ static void test_limits(void)
 	bad += param("max_pinned_pages", 0) != -EINVAL;
 	bad += param("max_pinned_pages", (1u << 24) + 1) != -EINVAL;
 	bad += param("async_timeout_ms", 0) != -EINVAL;
+	bad += param("dma_timeout_ms", 0) != -EINVAL;
+	bad += param("dma_timeout_ms", 86400001) != -EINVAL;
 	svod_param_read("max_inflight", &v0);
 	svod_param_read("max_pinned_pages", &v1);
 	svod_param_read("async_timeout_ms", &v2);
-	tap_ok(!bad && v0 == 64 && v1 == 65536 && v2 == 60000,
+	svod_param_read("dma_timeout_ms", &v3);
+	tap_ok(!bad && v0 == 64 && v1 == 65536 && v2 == 60000 && v3 == 20000,
 	       "params_refuse_bad_values_unchanged (%d accepted, now %llu %llu %llu)", bad,
 	       (unsigned long long)v0, (unsigned long long)v1, (unsigned long long)v2);
 
@@ -462,6 +507,100 @@ static void test_limits(void)
 	       ht_err(ret), w.status);
 	if (f >= 0)
 		close(f);
+}
+
+/* kB of locked memory in /proc/self/status (VmLck), or -1. */
+static long vm_locked_kb(void)
+{
+	char line[128];
+	long kb = -1;
+	FILE *fp = fopen("/proc/self/status", "r");
+
+	if (!fp)
+		return -1;
+	while (fgets(line, sizeof(line), fp))
+		if (!strncmp(line, "VmLck:", 6))
+			kb = strtol(line + 6, NULL, 10);
+	fclose(fp);
+	return kb;
+}
+
+/* VmLck once it reaches @want, or after 10 s what it is. */
+static long vm_locked_settles(long want)
+{
+	long kb = vm_locked_kb();
+	int i;
+
+	for (i = 0; i < 1000 && kb != want; i++) {
+		usleep(10000);
+		kb = vm_locked_kb();
+	}
+	return kb;
+}
+
+/*
+ * Issue 59: an asynchronous transfer's pages are pinned long-term and
+ * charged to the process's locked memory. A child without CAP_IPC_LOCK and
+ * with an RLIMIT_MEMLOCK of 64 KiB has a 32 KiB DMA transfer in flight
+ * (seconds under TCG; VmLck shows it), cannot add 48 KiB or 128 KiB
+ * (ENOMEM, nothing queued), and once the transfer ended the charge is back
+ * and 48 KiB goes through.
+ */
+static void test_memlock(void)
+{
+	struct rlimit rl = { .rlim_cur = 64 << 10, .rlim_max = 64 << 10 };
+	int p[2], ret = -1, r2 = -1, r3 = -1, r4 = -1;
+	long held = -1, after = -1, base = -1;
+	struct svod_alloc a = { 0 };
+	struct svod_xfer x, y, z;
+	struct svod_wait w;
+	char msg[200] = "";
+	pid_t pid;
+
+	if (pipe(p)) {
+		tap_ok(0, "async_pins_charge_rlimit_memlock (pipe: %s)", ht_err(-errno));
+		return;
+	}
+	pid = fork();
+	if (!pid) {
+		int f = ht_open();
+
+		close(p[0]);
+		ret = f < 0 ? f : svod_alloc(f, tier.id, MIB, 0, &a);
+		ret = ret ? ret : ht_drop_cap(CAP_IPC_LOCK);
+		ret = ret ? ret : (setrlimit(RLIMIT_MEMLOCK, &rl) ? -errno : 0);
+		base = vm_locked_kb();
+		/* One DMA transfer of 32 KiB (seconds under TCG), else CPU. */
+		ret = ret ? ret : submit(f, a.handle, 0, src, 32 << 10, SVOD_XFER_DMA, 1, &x);
+		held = vm_locked_kb();
+		r2 = ret ? ret : submit(f, a.handle, 0, src, 48 << 10, 0, 1, &y);
+		r3 = ret ? ret : submit(f, a.handle, 0, src, 128 << 10, 0, 1, &z);
+		ret = ret ? ret : wait_for(f, x.seqno, FOREVER, &w);
+		if (!ret && w.status)
+			ret = w.status;
+		after = vm_locked_settles(base);
+		r4 = ret ? ret : submit(f, a.handle, 0, src, 48 << 10, 0, 1, &y);
+		r4 = r4 ? r4 : wait_for(f, y.seqno, FOREVER, &w);
+		snprintf(msg, sizeof(msg), "%d %d %d %d %ld %ld %ld", ret, r2, r3, r4, base, held,
+			 after);
+		ht_write_all(p[1], msg, sizeof(msg));
+		_exit(0);
+	}
+	close(p[1]);
+	if (pid > 0 && !ht_read_all(p[0], msg, sizeof(msg)))
+		sscanf(msg, "%d %d %d %d %ld %ld %ld", &ret, &r2, &r3, &r4, &base, &held, &after);
+	close(p[0]);
+	if (pid > 0)
+		ht_wait_exit(pid);
+	if (ret == -EOPNOTSUPP) {
+		tap_skip("no DMA_MEMCPY channel", "async_pins_charge_rlimit_memlock");
+		return;
+	}
+	tap_ok(!ret && r2 == -ENOMEM && r3 == -ENOMEM && !r4 && base >= 0 && after == base &&
+	       held == base + 32,
+	       "async_pins_charge_rlimit_memlock (%s; 32+48 KiB %s, 128 KiB %s, after %s; "
+	       "VmLck %ld -> %ld -> %ld kB)", ht_err(ret), ht_err(r2), ht_err(r3), ht_err(r4),
+	       base, held, after);
 }
 
 /* libsvod's wrappers: the same calls, the fence fd on request. */
@@ -604,6 +743,7 @@ int main(void)
 	test_free();
 	test_close_and_kill();
 	test_limits();
+	test_memlock();
 	test_libsvod();
 	test_dma();
 	return tap_done();

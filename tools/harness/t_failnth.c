@@ -29,6 +29,8 @@
  * An asynchronous STAGE with a fence fd sweeps the submission (the pinned
  * buffer, the job, the timeline's history, the sync_file and its fd); the
  * transfer's completion runs in the driver's worker and allocates nothing.
+ * A failed one leaves no fd open, also when the reply with the fd's number
+ * was what could not be written (the fd is installed only after it).
  *
  * READ into a buffer whose second page lies in a fresh private mapping
  * (pinning it allocates the mapping's anon_vma, a page table, the page): a
@@ -370,6 +372,21 @@ static int lowest_free_fd(void)
 	return f;
 }
 
+static int prep_stage_async(struct ictx *c)
+{
+	c->next_fd = lowest_free_fd();
+	return prep_faulted(c);
+}
+
+/*
+ * After a failed asynchronous STAGE: no fence fd left open (one whose reply
+ * could not be written back is never installed), the handle resolves.
+ */
+static int check_stage_async(struct ictx *c)
+{
+	return lowest_free_fd() == c->next_fd && check_resolves(c);
+}
+
 /* The file's live handles in t0 (fdinfo's svod-handles-<tier>), or < 0. */
 static long file_handles(void)
 {
@@ -677,8 +694,8 @@ int main(void)
 	sweep_ioctl("free", mem_fault, prep_alloc, call_free, check_resolves, undo_free);
 	sweep_ioctl("resolve", mem_fault, prep_alloc, call_resolve, check_resolves, undo_free);
 	sweep_ioctl("stage", xfer_ok, prep_faulted, call_stage, check_resolves, undo_free);
-	sweep_ioctl("stage_async", (const int[]){ -ENOMEM, -EFAULT, -EMFILE, 0 }, prep_faulted,
-		    call_stage_async, check_resolves, undo_free);
+	sweep_ioctl("stage_async", (const int[]){ -ENOMEM, -EFAULT, -EMFILE, 0 },
+		    prep_stage_async, call_stage_async, check_stage_async, undo_free);
 	sweep_read_pressure();
 	sweep_ioctl("export", (const int[]){ -ENOMEM, -EFAULT, -EMFILE, 0 }, prep_export,
 		    call_export, check_export, undo_share);

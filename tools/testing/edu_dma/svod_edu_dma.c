@@ -45,7 +45,7 @@
  */
 #define EDU_HOP_MAX		4095
 
-/* A hop takes ~100 ms of virtual time; allow for a loaded TCG host. */
+/* A hop takes ~100 ms of virtual time; a loaded TCG host may take longer. */
 #define EDU_HOP_POLL_US		1000
 #define EDU_HOP_TIMEOUT_US	(5 * USEC_PER_SEC)
 
@@ -218,9 +218,16 @@ static void edu_free_chan_resources(struct dma_chan *chan)
 	edu_synchronize(chan);
 }
 
-/* One hop: edu buffer <-> bus address, started and polled to its end. */
-static int edu_hop(struct edu_dma *edu, dma_addr_t src, dma_addr_t dst,
-		   size_t len, u64 cmd)
+/*
+ * One hop: edu buffer <-> bus address, started and polled to its end. It
+ * never gives up on a running hop: edu reads its address registers when
+ * the transfer fires, so a hop abandoned while running would move bytes
+ * later, after its descriptor's memory was unmapped and unpinned, or to
+ * the next hop's addresses. A terminate waits (edu_synchronize()) for the
+ * hop in flight, so once it returns the device touches nothing of it.
+ */
+static void edu_hop(struct edu_dma *edu, dma_addr_t src, dma_addr_t dst,
+		    size_t len, u64 cmd)
 {
 	u64 busy;
 
@@ -228,31 +235,24 @@ static int edu_hop(struct edu_dma *edu, dma_addr_t src, dma_addr_t dst,
 	writeq(dst, edu->regs + EDU_REG_DMA_DST);
 	writeq(len, edu->regs + EDU_REG_DMA_CNT);
 	writeq(cmd | EDU_DMA_START, edu->regs + EDU_REG_DMA_CMD);
-	return readq_poll_timeout(edu->regs + EDU_REG_DMA_CMD, busy,
+	while (readq_poll_timeout(edu->regs + EDU_REG_DMA_CMD, busy,
 				  !(busy & EDU_DMA_START), EDU_HOP_POLL_US,
-				  EDU_HOP_TIMEOUT_US);
+				  EDU_HOP_TIMEOUT_US))
+		dev_warn_ratelimited(edu->dma.dev, "DMA hop still running after %u s\n",
+				     EDU_HOP_TIMEOUT_US / USEC_PER_SEC);
 }
 
 /* Run @d in hops; false if terminate_all dropped it on the way. */
-static bool edu_run(struct edu_dma *edu, struct edu_desc *d,
-		    enum dmaengine_tx_result *result)
+static bool edu_run(struct edu_dma *edu, struct edu_desc *d)
 {
 	struct edu_chan *ec = to_ec(d->tx.chan);
 	size_t pos, n;
 	bool aborted;
 
-	*result = DMA_TRANS_NOERROR;
 	for (pos = 0; pos < d->len; pos += n) {
 		n = min_t(size_t, d->len - pos, EDU_HOP_MAX);
-		if (edu_hop(edu, d->src + pos, EDU_BUF_ADDR, n, 0)) {
-			*result = DMA_TRANS_READ_FAILED;
-			break;
-		}
-		if (edu_hop(edu, EDU_BUF_ADDR, d->dst + pos, n,
-			    EDU_DMA_FROM_EDU)) {
-			*result = DMA_TRANS_WRITE_FAILED;
-			break;
-		}
+		edu_hop(edu, d->src + pos, EDU_BUF_ADDR, n, 0);
+		edu_hop(edu, EDU_BUF_ADDR, d->dst + pos, n, EDU_DMA_FROM_EDU);
 		spin_lock_bh(&edu->lock);
 		aborted = ec->abort_active;
 		spin_unlock_bh(&edu->lock);
@@ -284,7 +284,7 @@ static struct edu_desc *edu_next(struct edu_dma *edu)
 static void edu_work(struct work_struct *work)
 {
 	struct edu_dma *edu = container_of(work, struct edu_dma, work);
-	struct dmaengine_result res = { .residue = 0 };
+	struct dmaengine_result res = { .result = DMA_TRANS_NOERROR };
 	struct edu_desc *d;
 	bool keep;
 
@@ -296,7 +296,7 @@ static void edu_work(struct work_struct *work)
 		if (!d)
 			return;
 
-		keep = edu_run(edu, d, &res.result);
+		keep = edu_run(edu, d);
 
 		spin_lock_bh(&edu->lock);
 		keep = keep && !to_ec(d->tx.chan)->abort_active;
