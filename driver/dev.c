@@ -372,7 +372,24 @@ static void svod_dev_tier_drop(struct svod_dev_tier *tier)
 	svod_dev_tier_put(tier);
 }
 
-/* Step 4: retires the locked tiers, publishes the new ones, in set order. */
+/*
+ * Step 4: zeroes what the new tiers will hand out (svod_dev_tier_scrub_new()).
+ * Only now, once the set can no longer be refused: a refused commit leaves
+ * every byte of the BAR as it was, live allocations of a busy tier included.
+ * The tiers that go are locked meanwhile, so their bytes are idle; calls on
+ * them wait for the scrub, then fail with -ENODEV.
+ */
+static void svod_dev_set_scrub_fresh(struct svod_dev_set *set)
+{
+	unsigned int i;
+
+	for (i = 0; i < set->nr; i++) {
+		if (set->fresh[i])
+			svod_dev_tier_scrub_new(set->fresh[i]);
+	}
+}
+
+/* Step 5: retires the locked tiers, publishes the new ones, in set order. */
 static void svod_dev_set_install(struct svod_dev *sdev, struct svod_dev_set *set)
 {
 	struct svod_dev_tier *tier, *tmp;
@@ -425,10 +442,12 @@ static int svod_dev_set_tiers_locked(struct svod_dev *sdev,
 		ret = svod_dev_set_create(sdev, set);
 	if (!ret)
 		ret = svod_dev_set_lock_going(sdev, set);
-	if (ret)
+	if (ret) {
 		svod_dev_set_put_fresh(set);
-	else
+	} else {
+		svod_dev_set_scrub_fresh(set);
 		svod_dev_set_install(sdev, set);
+	}
 	kfree(set);
 	return ret;
 }
@@ -444,9 +463,12 @@ static int svod_dev_set_tiers_locked(struct svod_dev *sdev,
  *
  * A tier whose declaration is unchanged stays as it is (same id, same
  * allocations). Every other current tier is retired, which needs it to have
- * no live allocation and no transfer in flight. Each refusal logs one
- * dev_err line saying why (copied to @why). Never waits for a transfer, on
- * this device or another: a busy tier is refused at once.
+ * no live allocation and no transfer in flight. Each new tier is zeroed
+ * (minus its reserved regions) before it is published, once the set is
+ * accepted: a pass over the new tiers' bytes under svod_decl_lock. Each
+ * refusal logs one dev_err line saying why (copied to @why) and zeroes
+ * nothing. Never waits for a transfer, on this device or another: a busy
+ * tier is refused at once.
  *
  * Context: process context; takes svod_decl_lock and the retired tiers' locks.
  * Return: 0; an errno of svod_tier_spec_check(); -EEXIST if a name is used by
@@ -513,7 +535,10 @@ EXPORT_SYMBOL_IF_KUNIT(svod_dev_get_specs);
  * sees a default tier come and go. Otherwise (or without @specs) it gets the
  * default tier: the whole of BAR 2 (device base 0, align 64) named "bar2",
  * or "bar2-<pci name with ':' as '-'>" if another device already has a
- * "bar2". A device without a memory BAR 2 then starts with no tier.
+ * "bar2". A device without a memory BAR 2 then starts with no tier. Either
+ * way its tiers are zeroed (minus reserved regions) before they are
+ * published, as by svod_dev_set_tiers(): whatever the BAR held before the
+ * bind never reaches an owner.
  *
  * Context: process context; takes svod_decl_lock.
  * Return: 0, or an errno of svod_dev_set_tiers() for the default tier; the

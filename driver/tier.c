@@ -259,6 +259,49 @@ void svod_dev_tier_scrub(struct svod_dev_tier *tier, u64 start, u64 size)
 EXPORT_SYMBOL_IF_KUNIT(svod_dev_tier_scrub);
 
 /**
+ * svod_dev_tier_scrub_new() - zero every byte a new tier can hand out
+ * @tier: a tier of svod_dev_tier_create(), not yet published
+ *
+ * Scrubbing at FREE keeps a range clean from one owner to the next, but a
+ * tier's bytes start with whatever firmware, an ivshmem peer or root
+ * (sysfs resource<n>) left in the BAR, and so does a reserved region or a
+ * stretch outside every tier that a new declaration makes allocatable. So
+ * each new tier zeroes its whole allocatable span (the tier minus its
+ * reserved regions, which svod never touches) once, before anything can
+ * reach it; from then on every free byte of a tier is zero. A kept tier is
+ * not scrubbed again. The cost is one pass over the tier: about the time a
+ * STAGE of its whole size takes (Documentation/svod.rst, "Scrubbing").
+ *
+ * @tier's io_sem is not taken: nothing reaches an unpublished tier, and
+ * the caller keeps the BAR mapped (it holds the device bound).
+ *
+ * Context: process context; svod_decl_lock held; may sleep.
+ */
+void svod_dev_tier_scrub_new(struct svod_dev_tier *tier)
+{
+	const struct svod_tier_spec *spec = &tier->spec;
+	const struct svod_bar *bar = &tier->sdev->bars[spec->bar];
+	/* The allocator accepted the tier: base + size does not wrap. */
+	u64 at = spec->base, end = spec->base + spec->size, r_end;
+	unsigned int i;
+
+	lockdep_assert_held(&svod_decl_lock);
+	/* Regions are sorted by base; they may overlap each other. */
+	for (i = 0; i < spec->nr_reserved; i++) {
+		const struct svod_range_region *r = &spec->reserved[i];
+
+		if (r->base > at)
+			svod_stage_zero(bar, spec->offset + (at - spec->base),
+					r->base - at);
+		r_end = r->base + r->size;
+		at = max(at, r_end);
+	}
+	if (end > at)
+		svod_stage_zero(bar, spec->offset + (at - spec->base), end - at);
+}
+EXPORT_SYMBOL_IF_KUNIT(svod_dev_tier_scrub_new);
+
+/**
  * svod_dev_tier_trylock_retire() - stop a tier's allocations, unless busy
  * @tier: a tier of a device
  *

@@ -121,6 +121,7 @@ void svod_dev_tier_put(struct svod_dev_tier *tier);
 struct svod_dev_tier *svod_dev_tier_get_by_id(u32 id);
 struct svod_dev_tier *svod_dev_tier_next(unsigned long *id);
 void svod_dev_tier_scrub(struct svod_dev_tier *tier, u64 start, u64 size);
+void svod_dev_tier_scrub_new(struct svod_dev_tier *tier);
 bool svod_dev_tier_trylock_retire(struct svod_dev_tier *tier);
 void svod_dev_tier_retire_unbound(struct svod_dev_tier *tier);
 void svod_dev_tier_unlock_retire(struct svod_dev_tier *tier);

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit: svod_dev, a device's tier set (driver/dev.c) on a fake device:
- * the default tier is the whole of BAR 2; a new set replaces the old
+ * the default tier is the whole of BAR 2, zeroed at register; a new tier
+ * is zeroed before it is published, its reserved regions excepted, and a
+ * refused set zeroes nothing; a new set replaces the old
  * atomically (replaced tiers gone, unchanged ones kept); a tier with
  * a live allocation is never replaced and a refused set changes nothing;
  * removal revokes mappings, zeroes live ranges and fails later calls with
@@ -48,6 +50,36 @@ static void default_tier_is_whole_bar2(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0ULL, specs[0].offset);
 	KUNIT_EXPECT_EQ(test, (u64)BAR_LEN, specs[0].size);
 	KUNIT_EXPECT_EQ(test, 0, strncmp(specs[0].name, "bar2", 4));
+	/* Whatever the BAR held before the bind never reaches an owner. */
+	KUNIT_EXPECT_TRUE(test, fd->zeroed_at_register);
+}
+
+static void new_tier_zeroed_but_reserved(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test, BAR_LEN);
+	struct svod_tier_spec *set = specs_alloc(test);
+	u64 res_end = SZ_64K + SZ_2K + SZ_8K;
+
+	/* Device addresses away from BAR offsets; two regions that overlap. */
+	spec_set(&set[0], "kunit_r", 0, SZ_512K);
+	set[0].base = SZ_256M;
+	set[0].reserved[0] = (struct svod_range_region){
+		.base = SZ_256M + SZ_64K, .size = SZ_4K };
+	set[0].reserved[1] = (struct svod_range_region){
+		.base = SZ_256M + SZ_64K + SZ_2K, .size = SZ_8K };
+	set[0].nr_reserved = 2;
+	KUNIT_ASSERT_EQ(test, 0, svod_dev_set_tiers(&fd->sdev, set, 1, NULL));
+	KUNIT_EXPECT_TRUE(test, fake_dev_holds(fd, 0, SZ_64K, 0));
+	KUNIT_EXPECT_TRUE(test, fake_dev_holds(fd, SZ_64K, res_end - SZ_64K, FAKE_DEV_GUARD));
+	KUNIT_EXPECT_TRUE(test, fake_dev_holds(fd, res_end, SZ_512K - res_end, 0));
+	KUNIT_EXPECT_TRUE(test, fake_dev_holds(fd, SZ_512K, BAR_LEN - SZ_512K, FAKE_DEV_GUARD));
+
+	/* The regions and a new tail become allocatable: zeroed before publication. */
+	set[0].nr_reserved = 0;
+	set[0].size = SZ_512K + SZ_256K;
+	KUNIT_ASSERT_EQ(test, 0, svod_dev_set_tiers(&fd->sdev, set, 1, NULL));
+	KUNIT_EXPECT_TRUE(test, fake_dev_holds(fd, 0, SZ_512K + SZ_256K, 0));
+	KUNIT_EXPECT_TRUE(test, fake_dev_holds(fd, SZ_512K + SZ_256K, SZ_256K, FAKE_DEV_GUARD));
 }
 
 static void new_set_replaces_keeps_unchanged(struct kunit *test)
@@ -101,6 +133,8 @@ static void busy_tier_refused_set_unchanged(struct kunit *test)
 	h = fake_alloc(test, sf, tier->id, SZ_4K, 0, NULL);
 	n = svod_dev_get_specs(&fd->sdev, before, SVOD_MAX_DEV_TIERS);
 	KUNIT_EXPECT_EQ(test, -EBUSY, svod_dev_set_tiers(&fd->sdev, set, 1, NULL));
+	/* A refused set zeroes nothing, the busy tier's live bytes included. */
+	KUNIT_EXPECT_TRUE(test, fake_dev_holds(fd, 0, BAR_LEN, FAKE_DEV_GUARD));
 	KUNIT_ASSERT_EQ(test, n, svod_dev_get_specs(&fd->sdev, after, SVOD_MAX_DEV_TIERS));
 	KUNIT_EXPECT_TRUE(test, svod_tier_spec_equal(&before[0], &after[0]));
 	KUNIT_EXPECT_FALSE(test, tier->gone);
@@ -145,6 +179,7 @@ static void removal_revokes_zeroes_enodev(struct kunit *test)
 
 static struct kunit_case svod_dev_cases[] = {
 	KUNIT_CASE(default_tier_is_whole_bar2),
+	KUNIT_CASE(new_tier_zeroed_but_reserved),
 	KUNIT_CASE(new_set_replaces_keeps_unchanged),
 	KUNIT_CASE(busy_tier_refused_set_unchanged),
 	KUNIT_CASE(removal_revokes_zeroes_enodev),

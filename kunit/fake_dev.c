@@ -57,7 +57,8 @@ static void fake_dev_free(struct kunit_resource *res)
  * @len: BAR 2's size, a multiple of the page size
  *
  * svod gives it its default tier (the whole of BAR 2, fake_dev_tier(0)).
- * BAR 2 holds FAKE_DEV_GUARD bytes.
+ * BAR 2 holds FAKE_DEV_GUARD bytes (again, after svod zeroed its default
+ * tier: see @zeroed_at_register).
  *
  * Context: a KUnit case.
  * Return: the device; the case fails (and stops) if it cannot be added.
@@ -102,6 +103,12 @@ struct fake_dev *fake_dev_add(struct kunit *test, u64 len)
 
 	ret = svod_dev_register(&fd->sdev, NULL, 0, NULL, NULL);
 	fd->registered = !ret;
+	/*
+	 * Registering zeroed the default tier, the whole BAR. Guard bytes
+	 * again, so each later scrub shows where it happened.
+	 */
+	fd->zeroed_at_register = fake_dev_holds(fd, 0, len, 0);
+	memset(fd->mem, FAKE_DEV_GUARD, len);
 	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, NULL, fake_dev_free,
 							 GFP_KERNEL, fd));
 	KUNIT_ASSERT_EQ(test, 0, ret);

@@ -29,6 +29,7 @@
  * @mem: BAR 2's bytes
  * @len: bytes in BAR 2
  * @registered: @sdev is in svod's device list
+ * @zeroed_at_register: registering left every byte of BAR 2 zero
  */
 struct fake_dev {
 	struct pci_dev pdev;
@@ -36,6 +37,7 @@ struct fake_dev {
 	u8 *mem;
 	u64 len;
 	bool registered;
+	bool zeroed_at_register;
 };
 
 struct fake_dev *fake_dev_add(struct kunit *test, u64 len);
