@@ -23,13 +23,16 @@ static unsigned int svod_max_handles = 65536;
 /* Largest max_handles: 2^18 live handles per file. */
 #define SVOD_MAX_HANDLES_LIMIT	BIT(18)
 
-/* Accepts 1..SVOD_MAX_HANDLES_LIMIT; anything else is -EINVAL, unchanged. */
+/*
+ * Accepts 1..SVOD_MAX_HANDLES_LIMIT in decimal; anything else is -EINVAL,
+ * unchanged. Base 10, not param_set_uint()'s base 0, which reads 010 as 8.
+ */
 static int svod_max_handles_set(const char *val, const struct kernel_param *kp)
 {
 	unsigned int n;
 	int ret;
 
-	ret = kstrtouint(val, 0, &n);
+	ret = kstrtouint(val, 10, &n);
 	if (ret || !n || n > SVOD_MAX_HANDLES_LIMIT)
 		return -EINVAL;
 	WRITE_ONCE(*(unsigned int *)kp->arg, n);
