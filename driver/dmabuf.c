@@ -36,6 +36,7 @@
 
 #include "alloc.h"
 #include "dev.h"
+#include "dmabuf.h"
 #include "file.h"
 #include "ioctl.h"
 #include "mmap.h"
@@ -93,6 +94,31 @@ static void svod_dmabuf_detach(struct dma_buf *dmabuf,
 	svod_dev_tier_importer_put(priv->alloc->tier);
 }
 
+/**
+ * svod_dmabuf_nents() - the entries of a peer-to-peer table
+ * @size: the allocation's bytes
+ * @seg: bytes per entry, the last one excepted (not 0)
+ * @nents: out: how many entries @size takes
+ *
+ * sg_alloc_table() counts entries in an unsigned int: 2^32 pages of 4 KiB
+ * (16 TiB) would wrap it, and a short table would give the importer part of
+ * the range as the whole. The count is made in 64 bits and refused beyond.
+ *
+ * Context: any context.
+ * Return: 0; -EOVERFLOW if the count does not fit an unsigned int.
+ */
+int svod_dmabuf_nents(u64 size, unsigned int seg, unsigned int *nents)
+{
+	u32 rem;
+	u64 n = div_u64_rem(size, seg, &rem) + !!rem;
+
+	if (n > UINT_MAX)
+		return -EOVERFLOW;
+	*nents = n;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(svod_dmabuf_nents);
+
 /*
  * The whole allocation, mapped for the importer's device at once and cut
  * into entries of at most its maximum segment (a whole number of pages).
@@ -116,7 +142,9 @@ static struct sg_table *svod_dmabuf_map(struct dma_buf_attachment *attach,
 	seg = max_t(unsigned int, PAGE_SIZE,
 		    round_down(min_t(unsigned int, dma_get_max_seg_size(attach->dev), SZ_1G),
 			       PAGE_SIZE));
-	n = DIV_ROUND_UP_ULL(size, seg);
+	ret = svod_dmabuf_nents(size, seg, &n);
+	if (ret)
+		return ERR_PTR(ret);
 	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
 	if (!sgt)
 		return ERR_PTR(-ENOMEM);
@@ -176,12 +204,17 @@ static void svod_dmabuf_release(struct dma_buf *dmabuf)
 
 /*
  * The vmap of a dma-buf whose device is gone: every page of the range
- * maps one zeroed page of its own, where the importer's writes go. It
- * cannot be refused: dma_buf_vmap() WARNs when an exporter's vmap fails.
+ * maps the same zeroed page, this vmap's own, where the importer's writes
+ * go. dma_buf_vmap() WARNs (once) when an exporter's vmap fails, so only
+ * a lack of memory here reaches it: a sink that could not fail would need
+ * its page array, vmalloc range and page tables (the size of the
+ * allocation) held from export on, for every read-write dma-buf, to serve
+ * an importer that maps after its device is gone. The page count fits
+ * vmap()'s unsigned int: larger dma-bufs have no vmap (svod_dmabuf_ops()).
  */
 static int svod_dmabuf_vmap_sink(struct svod_dmabuf *priv, struct iosys_map *map)
 {
-	size_t i, n = svod_allocation_size(priv->alloc) >> PAGE_SHIFT;
+	unsigned int i, n = svod_allocation_size(priv->alloc) >> PAGE_SHIFT;
 	struct page **pages;
 	void *vaddr = NULL;
 
@@ -247,7 +280,10 @@ static void svod_dmabuf_vunmap(struct dma_buf *dmabuf, struct iosys_map *map)
 	}
 }
 
-/* Read-only dma-bufs, and every one where I/O memory needs accessors. */
+/*
+ * Read-only dma-bufs, every one where I/O memory needs accessors, and those
+ * whose page count does not fit vmap()'s unsigned int.
+ */
 static const struct dma_buf_ops svod_dmabuf_ro_ops = {
 	.attach = svod_dmabuf_attach,
 	.detach = svod_dmabuf_detach,
@@ -267,6 +303,28 @@ static const struct dma_buf_ops svod_dmabuf_rw_ops = {
 	.vunmap = svod_dmabuf_vunmap,
 	.release = svod_dmabuf_release,
 };
+
+/**
+ * svod_dmabuf_ops() - the operations of a new dma-buf
+ * @writable: a read-write dma-buf
+ * @size: the allocation's bytes
+ *
+ * Only a read-write dma-buf on x86 has a vmap, and only if its pages can
+ * be counted in vmap()'s unsigned int (below 16 TiB of 4 KiB pages), the
+ * sink's count: one beyond would wrap it, and a refusal in vmap WARNs in
+ * dma_buf_vmap(), while a dma-buf without .vmap is refused there quietly
+ * with -EINVAL.
+ *
+ * Context: any context.
+ * Return: svod's operations for such a dma-buf.
+ */
+const struct dma_buf_ops *svod_dmabuf_ops(bool writable, u64 size)
+{
+	if (writable && IS_ENABLED(CONFIG_X86) && size >> PAGE_SHIFT <= UINT_MAX)
+		return &svod_dmabuf_rw_ops;
+	return &svod_dmabuf_ro_ops;
+}
+EXPORT_SYMBOL_IF_KUNIT(svod_dmabuf_ops);
 
 /* Whether @dmabuf is one of svod's. */
 static bool svod_dmabuf_is_ours(const struct dma_buf *dmabuf)
@@ -348,9 +406,8 @@ int svod_export_ioctl(struct svod_file *sf, void *data)
 		return -ENOMEM;
 	}
 	priv->alloc = alloc;
-	info.ops = writable && IS_ENABLED(CONFIG_X86) ? &svod_dmabuf_rw_ops :
-						      &svod_dmabuf_ro_ops;
 	info.size = svod_allocation_size(alloc);
+	info.ops = svod_dmabuf_ops(writable, info.size);
 	info.flags = writable ? O_RDWR : O_RDONLY;
 	info.priv = priv;
 	dmabuf = dma_buf_export(&info);

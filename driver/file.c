@@ -23,13 +23,16 @@ static unsigned int svod_max_handles = 65536;
 /* Largest max_handles: 2^18 live handles per file. */
 #define SVOD_MAX_HANDLES_LIMIT	BIT(18)
 
-/* Accepts 1..SVOD_MAX_HANDLES_LIMIT; anything else is -EINVAL, unchanged. */
+/*
+ * Accepts 1..SVOD_MAX_HANDLES_LIMIT in decimal; anything else is -EINVAL,
+ * unchanged. Base 10, not param_set_uint()'s base 0, which reads 010 as 8.
+ */
 static int svod_max_handles_set(const char *val, const struct kernel_param *kp)
 {
 	unsigned int n;
 	int ret;
 
-	ret = kstrtouint(val, 0, &n);
+	ret = kstrtouint(val, 10, &n);
 	if (ret || !n || n > SVOD_MAX_HANDLES_LIMIT)
 		return -EINVAL;
 	WRITE_ONCE(*(unsigned int *)kp->arg, n);
@@ -192,6 +195,10 @@ static u64 svod_file_mapped_bytes(struct svod_file *sf, unsigned long id)
  * @m: the seq_file
  * @filp: the file
  *
+ * One tier at a time, each with a reference of its own: svod_tier_xa's
+ * spinlock is held only to find the next tier, never across the walk of
+ * the file's handles (up to max_handles of them) that counts mapped bytes.
+ *
  * Context: process context; takes the file's lock, its account's and
  * svod_tier_xa's.
  */
@@ -200,30 +207,33 @@ void svod_show_fdinfo(struct seq_file *m, struct file *filp)
 	struct svod_file *sf = filp->private_data;
 	struct svod_account *acct = sf->acct;
 	struct svod_dev_tier *tier;
-	unsigned long id;
+	unsigned long id = 0;
 
 	seq_printf(m, "drm-driver:\t%s\n", KBUILD_MODNAME);
 	seq_printf(m, "drm-client-id:\t%llu\n", sf->client_id);
 	svod_async_show(&sf->async, m);
 
-	mutex_lock(&sf->lock);
-	mutex_lock(&acct->lock);
-	xa_lock(&svod_tier_xa);
-	xa_for_each(&svod_tier_xa, id, tier) {
-		const struct svod_usage *usage = xa_load(&acct->usage, id);
+	for (; (tier = svod_dev_tier_next(&id)); id++) {
+		const struct svod_usage *found;
+		struct svod_usage usage = {};
 		const char *name = tier->spec.name;
+		u64 mapped = 0;
 
-		svod_fdinfo_size(m, "drm-total", name, usage ? usage->bytes : 0);
-		seq_printf(m, "svod-handles-%s:\t%u\n", name,
-			   usage ? usage->handles : 0);
-		svod_fdinfo_size(m, "svod-mapped", name,
-				 usage ? svod_file_mapped_bytes(sf, id) : 0);
-		svod_fdinfo_size(m, "svod-exported", name,
-				 usage ? usage->exported : 0);
-		svod_fdinfo_size(m, "svod-imported", name,
-				 usage ? usage->imported : 0);
+		mutex_lock(&sf->lock);
+		mutex_lock(&acct->lock);
+		found = xa_load(&acct->usage, id);
+		if (found)
+			usage = *found;
+		mutex_unlock(&acct->lock);
+		if (found)
+			mapped = svod_file_mapped_bytes(sf, id);
+		mutex_unlock(&sf->lock);
+
+		svod_fdinfo_size(m, "drm-total", name, usage.bytes);
+		seq_printf(m, "svod-handles-%s:\t%u\n", name, usage.handles);
+		svod_fdinfo_size(m, "svod-mapped", name, mapped);
+		svod_fdinfo_size(m, "svod-exported", name, usage.exported);
+		svod_fdinfo_size(m, "svod-imported", name, usage.imported);
+		svod_dev_tier_put(tier);
 	}
-	xa_unlock(&svod_tier_xa);
-	mutex_unlock(&acct->lock);
-	mutex_unlock(&sf->lock);
 }

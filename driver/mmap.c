@@ -530,10 +530,41 @@ unlock:
 	return ret;
 }
 
+#ifdef CONFIG_HAVE_IOREMAP_PROT
+/*
+ * ptrace() and /proc/<pid>/mem: get_user_pages() refuses a VM_PFNMAP vma,
+ * so the core asks here, with the mm's mmap_lock held. generic_access_phys()
+ * reads and writes through the live PTE, under its lock, so a revoked range
+ * (its PTEs zapped, and no fault refills them) gives an error, never a byte.
+ * It maps @len bytes from that one PTE's page, while the core passes what
+ * is left of the whole request: cut at the page's end, or a read at the
+ * vma's last page would run on into the next allocation in the BAR. A page
+ * not yet touched has no PTE: it is faulted in as a touch would be (the
+ * fault refuses a write the vma does not allow, and a revoked range).
+ */
+static int svod_vm_access(struct vm_area_struct *vma, unsigned long addr,
+			  void *buf, int len, int write)
+{
+	int ret;
+
+	len = min_t(int, len, PAGE_SIZE - offset_in_page(addr));
+	ret = generic_access_phys(vma, addr, buf, len, write);
+	if (ret != -EINVAL)
+		return ret;
+	if (fixup_user_fault(vma->vm_mm, addr,
+			     write & FOLL_WRITE ? FAULT_FLAG_WRITE : 0, NULL))
+		return ret;
+	return generic_access_phys(vma, addr, buf, len, write);
+}
+#endif
+
 static const struct vm_operations_struct svod_vm_ops = {
 	.open = svod_vm_open,
 	.close = svod_vm_close,
 	.fault = svod_vm_fault,
+#ifdef CONFIG_HAVE_IOREMAP_PROT
+	.access = svod_vm_access,
+#endif
 };
 
 /* The range @vma may map, with a reference for the vma, or an errno. */

@@ -17,7 +17,26 @@
 #define SVOD_PLAN_EVENT_SIZE_MAX	4096
 
 static unsigned int svod_max_plan_events = 1U << 20;
-module_param_named(max_plan_events, svod_max_plan_events, uint, 0644);
+
+/* Decimal only: param_set_uint() reads with base 0, so 010 would be 8. */
+static int svod_max_plan_events_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int n;
+	int ret;
+
+	ret = kstrtouint(val, 10, &n);
+	if (ret)
+		return ret;
+	WRITE_ONCE(*(unsigned int *)kp->arg, n);
+	return 0;
+}
+
+static const struct kernel_param_ops svod_max_plan_events_ops = {
+	.set = svod_max_plan_events_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(max_plan_events, &svod_max_plan_events_ops, &svod_max_plan_events, 0644);
 MODULE_PARM_DESC(max_plan_events, "Events per PLAN call (-E2BIG beyond)");
 
 /* The core's parameters of @req. */

@@ -37,6 +37,7 @@ static struct kunit_suite *svod_test_suites[] = {
 	&svod_decl_suite,
 	&svod_number_suite,
 	&svod_mmap_suite,
+	&svod_dmabuf_suite,
 	&svod_tier_suite,
 	&svod_alloc_suite,
 	&svod_file_suite,

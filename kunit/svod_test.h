@@ -19,6 +19,7 @@ extern struct kunit_suite svod_stage_suite;
 extern struct kunit_suite svod_decl_suite;
 extern struct kunit_suite svod_number_suite;
 extern struct kunit_suite svod_mmap_suite;
+extern struct kunit_suite svod_dmabuf_suite;
 extern struct kunit_suite svod_tier_suite;
 extern struct kunit_suite svod_alloc_suite;
 extern struct kunit_suite svod_file_suite;

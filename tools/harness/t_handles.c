@@ -10,8 +10,9 @@
  *   closed before them (stale), and the first file resolves none of theirs.
  *   With a 16-bit owner tag in the handle, file 65,537 resolved the first
  *   file's handles.
- * - max_handles accepts 1..262144 and refuses anything else with EINVAL,
- *   leaving the value unchanged; at 262144 one file allocates 262,144
+ * - max_handles accepts 1..262144 in decimal and refuses anything else
+ *   with EINVAL, leaving the value unchanged: "010" is ten (the kernel's
+ *   param_set_uint() read it as 8), "0x10" is refused; at 262144 one file allocates 262,144
  *   handles (64-byte allocations in the first tier), then gets EMFILE, and
  *   the kernel log shows no WARNING.
  * Both parts print their time; together they stay well under a minute in
@@ -29,7 +30,7 @@
 #include "common.h"
 #include "tap.h"
 
-#define NR_CASES	14
+#define NR_CASES	16
 /* Opens beyond a 16-bit tag's wrap. */
 #define NR_OPENS	(65536 + 64)
 #define LARGEST_MAX	262144U
@@ -191,6 +192,7 @@ static void test_param(uint64_t orig)
 	static const uint64_t bad[] = { 0, LARGEST_MAX + 1, 1ULL << 32 };
 	unsigned int i, changed = 0;
 	uint64_t after;
+	int ret;
 
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		tap_errno(write_max(bad[i], &after), -EINVAL,
@@ -199,6 +201,13 @@ static void test_param(uint64_t orig)
 	}
 	tap_ok(!changed, "max_handles_unchanged_after_refusals (%llu)",
 	       (unsigned long long)orig);
+	tap_errno(ht_write_file(SVOD_SYSFS_PARAMS "/max_handles", "0x10\n"), -EINVAL,
+		  "max_handles_refuses_hex");
+	ret = ht_write_file(SVOD_SYSFS_PARAMS "/max_handles", "010\n");
+	if (svod_param_read("max_handles", &after))
+		after = 0;
+	tap_ok(!ret && after == 10, "max_handles_010_is_decimal_ten (%s, reads %llu)",
+	       ht_err(ret), (unsigned long long)after);
 	tap_errno(write_max(LARGEST_MAX, &after), 0, "max_handles_accepts_%u",
 		  LARGEST_MAX);
 }

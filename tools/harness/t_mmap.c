@@ -10,8 +10,9 @@
  *    bad flags, MAP_PRIVATE, PROT_EXEC, another file's offset, an unknown
  *    offset, a length beyond the allocation, mprotect(PROT_EXEC), growing
  *    mremap(), a mapping as a STAGE buffer.
- * 3. fork(), MADV_DONTFORK, shrinking mremap(), partial munmap() and a
- *    mapping that outlives its fd behave as Documentation/uapi.rst says.
+ * 3. fork(), MADV_DONTFORK, shrinking mremap(), partial munmap(), a
+ *    mapping that outlives its fd and /proc/self/mem (ptrace()'s access)
+ *    behave as Documentation/uapi.rst says.
  * 4. After FREE, tier replacement and unbind, a child touching the old
  *    mapping dies of SIGBUS, also once another file owns the same range;
  *    threads faulting the mapping while it is freed see SIGBUS and never
@@ -68,7 +69,7 @@ static const uint32_t sizes[] = {
 	4u << 10, 64u << 10, 256u << 10, 1u << 20, 4u << 20, 16u << 20, 64u << 20,
 };
 
-#define NR_CASES	(58 + ARRAY_SIZE(sizes) * 3)
+#define NR_CASES	(63 + ARRAY_SIZE(sizes) * 3)
 
 static int fd = -1;
 static size_t page;
@@ -402,6 +403,74 @@ static void test_free_revokes(void)
 	svod_free(fd2, b.handle);
 	munmap(p, page);
 	close(fd2);
+}
+
+/*
+ * /proc/self/mem, as ptrace() does, reads and writes a mapping through its
+ * vma's .access: a page never touched (faulted in for the read) shows what
+ * STAGE wrote, a write shows in READ, a read that starts 64 bytes before
+ * the end of a touched mapping stops there (not running on into the next
+ * allocation in the BAR), and after FREE a read is EIO and returns no byte.
+ */
+static void test_proc_mem(void)
+{
+	int mem = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+	uint8_t want[64], got[4096], next[4096], *res;
+	struct svod_alloc a = {}, b = {};
+	uint64_t off = 0;
+	unsigned int k, theirs = 0;
+	ssize_t n;
+	int ret;
+
+	/* The mapping's page, then a page with nothing mapped. */
+	res = mmap(NULL, 2 * page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ret = res == MAP_FAILED || mem < 0 ? -errno : 0;
+	ret = ret ? ret : svod_alloc_flags(fd, tier.id, page, 0, SVOD_ALLOC_MAPPABLE, &a);
+	ret = ret ? ret : svod_alloc_flags(fd, tier.id, page, 0, SVOD_ALLOC_MAPPABLE, &b);
+	ret = ret ? ret : svod_map_offset(fd, a.handle, &off, NULL);
+	ret = ret ? ret : map_at(res, page, fd, off);
+	memset(next, NEXT_OWNER, sizeof(next));
+	ht_fill_xorshift(want, sizeof(want), 23);
+	ret = ret ? ret : svod_stage(fd, b.handle, 0, next, page, 0, NULL);
+	ret = ret ? ret : svod_stage(fd, a.handle, 0, want, sizeof(want), 0, NULL);
+	ret = ret ? ret : svod_stage(fd, a.handle, page - 64, want, sizeof(want), 0, NULL);
+	if (!tap_ok(!ret, "proc_mem_setup (%s, next allocation %sadjacent)", ht_err(ret),
+		    b.device_addr == a.device_addr + page ? "" : "not "))
+		goto out;
+	munmap(res + page, page);
+
+	n = pread(mem, got, sizeof(want), (off_t)(uintptr_t)res);
+	tap_ok(n == sizeof(want) && !memcmp(got, want, sizeof(want)),
+	       "proc_mem_reads_untouched_mapping (%zd, %s)", n, n < 0 ? strerror(errno) : "");
+	/* Touched, so the read finds a PTE without the fault-in. */
+	(void)*(volatile uint8_t *)(res + page - 1);
+	n = pread(mem, got, sizeof(got), (off_t)(uintptr_t)(res + page - 64));
+	for (k = 64; n > 64 && k < (size_t)n; k++)
+		theirs += got[k] == NEXT_OWNER;
+	tap_ok(n == 64 && !memcmp(got, want, 64),
+	       "proc_mem_read_stops_at_mapping_end (%zd bytes, %u of the next allocation)",
+	       n, theirs);
+	ht_fill_xorshift(want, sizeof(want), 29);
+	n = pwrite(mem, want, sizeof(want), (off_t)(uintptr_t)(res + 128));
+	ret = svod_read(fd, a.handle, 128, got, sizeof(want), 0, NULL);
+	tap_ok(n == sizeof(want) && !ret && !memcmp(got, want, sizeof(want)),
+	       "proc_mem_write_seen_by_read (%zd, %s)", n, ht_err(ret));
+
+	ret = svod_free(fd, a.handle);
+	a.handle = 0;
+	errno = 0;
+	n = pread(mem, got, sizeof(want), (off_t)(uintptr_t)res);
+	tap_ok(!ret && n < 0 && errno == EIO, "proc_mem_after_free_eio (%zd, %s)", n,
+	       strerror(errno));
+out:
+	if (a.handle)
+		svod_free(fd, a.handle);
+	if (b.handle)
+		svod_free(fd, b.handle);
+	if (res != MAP_FAILED)
+		munmap(res, 2 * page);
+	if (mem >= 0)
+		close(mem);
 }
 
 /*
@@ -1398,6 +1467,7 @@ int main(int argc, char **argv)
 	test_vma_ops();
 	test_outlives_fd();
 	test_free_revokes();
+	test_proc_mem();
 	test_revoke_between_faults();
 	test_map_twice();
 	test_memtype_no_leak();

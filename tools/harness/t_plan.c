@@ -5,7 +5,8 @@
  * network schedules and on random traces with bad events, for both
  * strategies; every error path returns its documented errno and failing
  * event; event counts above the max_plan_events module parameter are
- * refused with E2BIG; SIGKILL ends a long plan promptly.
+ * refused with E2BIG (the parameter is decimal: "010" is ten, "0x10" is
+ * refused); SIGKILL ends a long plan promptly.
  */
 #include <errno.h>
 #include <signal.h>
@@ -24,7 +25,7 @@
 #include "../../driver/core/plan.h"
 #include "../../driver/core/tlsf.h"
 
-#define NR_TESTS	38
+#define NR_TESTS	40
 /* Events of the big traces: the default max_plan_events. */
 #define PLAN_BIG	1048576U
 #define NET_TRACES	3
@@ -241,28 +242,36 @@ static void event_limit(void)
 		.events_ptr = (uintptr_t)ev, .offsets_ptr = (uintptr_t)off,
 	};
 	uint64_t max;
-	int i;
+	int i, ret;
 
 	for (i = 0; i < 11; i++)
 		ev[i] = (struct svod_plan_event){ .op = SVOD_PLAN_ALLOC, .id = i, .size = 256 };
 	if (svod_param_read("max_plan_events", &max)) {
 		tap_skip("no max_plan_events parameter", "plan: max_plan_events + 1 -> E2BIG");
-		tap_skip("no max_plan_events parameter", "plan: max_plan_events 10: 11 -> E2BIG");
-		tap_skip("no max_plan_events parameter", "plan: max_plan_events 10: 10 -> 0");
+		tap_skip("no max_plan_events parameter", "plan: max_plan_events refuses 0x10");
+		tap_skip("no max_plan_events parameter", "plan: max_plan_events takes 010");
+		tap_skip("no max_plan_events parameter", "plan: max_plan_events 010: 11 events -> E2BIG");
+		tap_skip("no max_plan_events parameter", "plan: max_plan_events 010: 10 events -> 0");
 		return;
 	}
 	a.nr_events = (uint32_t)max + 1;
 	tap_errno(plan_raw(&a), -E2BIG, "plan: max_plan_events (%llu) + 1 -> E2BIG",
 		  (unsigned long long)max);
-	if (svod_param_write("max_plan_events", 10)) {
-		tap_skip("cannot write max_plan_events", "plan: max_plan_events 10: 11 -> E2BIG");
-		tap_skip("cannot write max_plan_events", "plan: max_plan_events 10: 10 -> 0");
+	tap_errno(ht_write_file(SVOD_SYSFS_PARAMS "/max_plan_events", "0x10\n"), -EINVAL,
+		  "plan: max_plan_events refuses 0x10");
+	/* param_set_uint()'s base 0 read "010" as 8: 10 events would be E2BIG. */
+	ret = ht_write_file(SVOD_SYSFS_PARAMS "/max_plan_events", "010\n");
+	tap_errno(ret, 0, "plan: max_plan_events takes 010");
+	if (ret) {
+		tap_skip("cannot write max_plan_events", "plan: max_plan_events 010: 11 events -> E2BIG");
+		tap_skip("cannot write max_plan_events", "plan: max_plan_events 010: 10 events -> 0");
+		svod_param_write("max_plan_events", max);
 		return;
 	}
 	a.nr_events = 11;
-	tap_errno(plan_raw(&a), -E2BIG, "plan: max_plan_events 10: 11 events -> E2BIG");
+	tap_errno(plan_raw(&a), -E2BIG, "plan: max_plan_events 010: 11 events -> E2BIG");
 	a.nr_events = 10;
-	tap_errno(plan_raw(&a), 0, "plan: max_plan_events 10: 10 events -> 0");
+	tap_errno(plan_raw(&a), 0, "plan: max_plan_events 010: 10 events -> 0");
 	if (svod_param_write("max_plan_events", max))
 		tap_diag("could not restore max_plan_events to %llu", (unsigned long long)max);
 }
