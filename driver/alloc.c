@@ -30,9 +30,28 @@
 #include "trace.h"
 
 static unsigned long long svod_max_bytes;
-module_param_named(max_bytes, svod_max_bytes, ullong, 0644);
+
+/* A decimal integer (svod.rst, "Limits"): 010 is ten, 0x10 is -EINVAL. */
+static int svod_max_bytes_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned long long n;
+	int ret;
+
+	ret = kstrtoull(val, 10, &n);
+	if (ret)
+		return ret;
+	WRITE_ONCE(svod_max_bytes, n);
+	return 0;
+}
+
+static const struct kernel_param_ops svod_max_bytes_ops = {
+	.set = svod_max_bytes_set,
+	.get = param_get_ullong,
+};
+
+module_param_cb(max_bytes, &svod_max_bytes_ops, &svod_max_bytes, 0644);
 MODULE_PARM_DESC(max_bytes,
-		 "Bytes per open file per tier, 0 = unlimited (-EDQUOT beyond)");
+		 "Bytes per open file per tier, decimal, 0 = unlimited (-EDQUOT beyond)");
 
 /**
  * svod_account_create() - a new, empty account for an open file

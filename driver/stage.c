@@ -65,9 +65,28 @@
 #define SVOD_STAGE_SMALL_PAGES	(SZ_64K / PAGE_SIZE + 1)
 
 static unsigned long dma_threshold;
-module_param(dma_threshold, ulong, 0644);
+
+/* A decimal integer (svod.rst, "Limits"): 010 is ten, 0x10 is -EINVAL. */
+static int svod_dma_threshold_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned long n;
+	int ret;
+
+	ret = kstrtoul(val, 10, &n);
+	if (ret)
+		return ret;
+	WRITE_ONCE(dma_threshold, n);
+	return 0;
+}
+
+static const struct kernel_param_ops svod_dma_threshold_ops = {
+	.set = svod_dma_threshold_set,
+	.get = param_get_ulong,
+};
+
+module_param_cb(dma_threshold, &svod_dma_threshold_ops, &dma_threshold, 0644);
 MODULE_PARM_DESC(dma_threshold,
-		 "Auto mode uses DMA for transfers longer than this many bytes when a DMA_MEMCPY channel exists; 0 (default): never");
+		 "Auto mode uses DMA for transfers longer than this many bytes (decimal) when a DMA_MEMCPY channel exists; 0 (default): never");
 
 static unsigned int dma_timeout_ms = 20000;
 

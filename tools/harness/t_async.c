@@ -444,10 +444,19 @@ static int param(const char *name, uint64_t v)
 	return svod_param_write(name, v);
 }
 
+/* Write @val as it is to svod's parameter @name: 0 or -errno. */
+static int raw_param(const char *name, const char *val)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "/sys/module/svod/parameters/%s", name);
+	return ht_write_file(path, val);
+}
+
 /* The caps and the timeout, and their refusals. */
 static void test_limits(void)
 {
-	uint64_t v0 = 0, v1 = 0, v2 = 0, v3 = 0;
+	uint64_t v0 = 0, v1 = 0, v2 = 0, v3 = 0, v4 = 0;
 	struct svod_alloc a = { 0 };
 	struct svod_xfer x[3];
 	struct svod_wait w;
@@ -490,6 +499,14 @@ static void test_limits(void)
 	svod_param_read("max_pinned_pages", &v1);
 	svod_param_read("async_timeout_ms", &v2);
 	svod_param_read("dma_timeout_ms", &v3);
+	/* Decimal only: 010 is ten, hex is refused (svod.rst, "Limits"). */
+	bad += raw_param("dma_timeout_ms", "0x10") != -EINVAL;
+	bad += raw_param("max_bytes", "0x10") != -EINVAL;
+	bad += raw_param("dma_threshold", "0x10") != -EINVAL;
+	bad += raw_param("dma_threshold", "010") != 0;
+	svod_param_read("dma_threshold", &v4);
+	bad += v4 != 10;
+	bad += raw_param("dma_threshold", "0") != 0;
 	tap_ok(!bad && v0 == 64 && v1 == 65536 && v2 == 60000 && v3 == 20000,
 	       "params_refuse_bad_values_unchanged (%d accepted, now %llu %llu %llu)", bad,
 	       (unsigned long long)v0, (unsigned long long)v1, (unsigned long long)v2);
