@@ -389,21 +389,25 @@ bool svod_dma_lane_leave(struct svod_dma_lane *lane, struct svod_dma_turn *turn)
  * @lane: the lane
  * @live: the hung descriptor's flag, taken (set to 0) by whoever ends it
  *
- * Nothing is done if the descriptor's end was taken already. Else the
- * lane keeps that descriptor alone on the channel, so the reset drops it
- * alone. When this returns the engine no longer touches the descriptor's
- * memory (dmaengine_terminate_sync(): the provider has stopped it and no
- * callback of it runs any more), and the next turn has gone.
+ * Nothing is done if the descriptor's end was taken already (its callback
+ * is ending it). Else the lane keeps that descriptor alone on the channel,
+ * so the reset drops it alone. When this returns true the engine no longer
+ * touches the descriptor's memory (dmaengine_terminate_sync(): the
+ * provider has stopped it and no callback of it runs any more), and the
+ * next turn has gone.
  *
  * Context: process context; sleeps. Not in a fence-signalling section.
+ * Return: true if the channel was reset; false if the callback took the
+ * descriptor first (the caller waits for the callback to end it).
  */
-void svod_dma_lane_reset(struct svod_dma_lane *lane, atomic_t *live)
+bool svod_dma_lane_reset(struct svod_dma_lane *lane, atomic_t *live)
 {
 	/* Taken first: a late callback of it passes no turn on meanwhile. */
 	if (!atomic_xchg(live, 0))
-		return;
+		return false;
 	dmaengine_terminate_sync(lane->chan);
 	svod_dma_lane_next(lane);
+	return true;
 }
 
 /* One descriptor of a synchronous chunk, and its waiter. */
@@ -472,10 +476,13 @@ static void svod_stage_dma_stop(struct svod_stage_dma_desc *d, unsigned long tim
 	}
 	if (wait_for_completion_timeout(&d->done, timeout))
 		return;
-	dev_err_ratelimited(d->lane->chan->device->dev,
-			    "svod: DMA descriptor of %zu bytes hung on %s; channel reset\n",
-			    d->len, dma_chan_name(d->lane->chan));
-	svod_dma_lane_reset(d->lane, &d->live);
+	if (svod_dma_lane_reset(d->lane, &d->live))
+		dev_err_ratelimited(d->lane->chan->device->dev,
+				    "svod: DMA descriptor of %zu bytes hung on %s; channel reset\n",
+				    d->len, dma_chan_name(d->lane->chan));
+	else
+		/* Its callback is completing @d, on our stack: let it finish. */
+		wait_for_completion(&d->done);
 }
 
 /**

@@ -149,7 +149,7 @@ void svod_dma_lane_enter(struct svod_dma_lane *lane, struct svod_dma_turn *turn)
 void svod_dma_lane_next(struct svod_dma_lane *lane);
 void svod_dma_lane_pass(struct svod_dma_lane *lane, struct svod_dma_turn *turn);
 bool svod_dma_lane_leave(struct svod_dma_lane *lane, struct svod_dma_turn *turn);
-void svod_dma_lane_reset(struct svod_dma_lane *lane, atomic_t *live);
+bool svod_dma_lane_reset(struct svod_dma_lane *lane, atomic_t *live);
 void svod_stage_init(void);
 void svod_stage_exit(void);
 

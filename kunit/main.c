@@ -34,6 +34,7 @@ static struct kunit_suite *svod_test_suites[] = {
 	&svod_tlsf_suite,
 	&svod_plan_suite,
 	&svod_stage_suite,
+	&svod_async_suite,
 	&svod_decl_suite,
 	&svod_number_suite,
 	&svod_mmap_suite,

@@ -16,6 +16,7 @@ extern struct kunit_suite svod_handle_suite;
 extern struct kunit_suite svod_tlsf_suite;
 extern struct kunit_suite svod_plan_suite;
 extern struct kunit_suite svod_stage_suite;
+extern struct kunit_suite svod_async_suite;
 extern struct kunit_suite svod_decl_suite;
 extern struct kunit_suite svod_number_suite;
 extern struct kunit_suite svod_mmap_suite;

@@ -26,6 +26,10 @@
  *   transfer larger than the page cap), nothing queued; bad values EINVAL;
  * - async_timeout_ms: a transfer past it fails with ETIMEDOUT in whole
  *   chunks and the next one works;
+ * - the pins are long-term and charged to RLIMIT_MEMLOCK (ENOMEM past it,
+ *   given back at the end); a READ that ends early dirties the pages it
+ *   wrote (/proc/kpageflags after MADV_FREE cleaned them); FENCE_FD in the
+ *   56-byte layout is EINVAL and leaves no fd;
  * - a fence keeps svod.ko referenced (/sys/module/svod/refcnt) until its
  *   last holder closes it; fdinfo shows what is in flight;
  * - libsvod's svod_stage_async(), svod_read_async() and svod_wait();
@@ -56,7 +60,7 @@
 #include "common.h"
 #include "tap.h"
 
-#define NR_CASES	39
+#define NR_CASES	40
 
 #define MIB		(1u << 20)
 #define BIG		(16 * MIB)
@@ -620,6 +624,79 @@ static void test_memlock(void)
 	       base, held, after);
 }
 
+/* The page flags (/proc/kpageflags) of the page mapped at @addr, or -1. */
+static long long page_flags(const void *addr)
+{
+	uint64_t ent = 0, flags = 0;
+	int pm = open("/proc/self/pagemap", O_RDONLY), kf = open("/proc/kpageflags", O_RDONLY);
+	long long ret = -1;
+
+	if (pm >= 0 && kf >= 0 &&
+	    pread(pm, &ent, 8, (off_t)((uintptr_t)addr / 4096) * 8) == 8 &&
+	    (ent >> 63) && (ent & ((1ULL << 55) - 1)) &&
+	    pread(kf, &flags, 8, (off_t)(ent & ((1ULL << 55) - 1)) * 8) == 8)
+		ret = (long long)flags;
+	if (pm >= 0)
+		close(pm);
+	if (kf >= 0)
+		close(kf);
+	return ret;
+}
+
+#define KPF_DIRTY_BIT	4
+
+/*
+ * Issue 59: a READ that ends early (here ETIMEDOUT after its first 1 MiB
+ * chunk) reports those bytes as moved, so it must dirty the pages it wrote
+ * when it unpins them, or reclaim may drop the bytes. The buffer is made
+ * clean while the READ is queued (MADV_FREE clears a private page's dirty
+ * bit, pinned or not; a lazy-free page that stays clean is discarded under
+ * memory pressure), the READ is queued behind a DMA STAGE of seconds, and
+ * async_timeout_ms is set to 1 before it starts.
+ */
+static void test_partial_read_dirties(void)
+{
+	long long before = -1, after = -1;
+	struct svod_alloc a = { 0 };
+	int f = ht_open(), ret, i;
+	struct svod_xfer x0, x1;
+	struct svod_wait w0 = { 0 }, w1 = { 0 };
+	uint8_t *buf;
+
+	buf = mmap(NULL, 2 * MIB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ret = buf == MAP_FAILED ? -ENOMEM : f < 0 ? f : svod_alloc(f, tier.id, 2 * MIB, 0, &a);
+	if (!ret)
+		memset(buf, 1, 2 * MIB);
+	ret = ret ? ret : submit(f, a.handle, 0, src, 64 << 10, SVOD_XFER_DMA, 1, &x0);
+	if (ret == -EOPNOTSUPP) {
+		tap_skip("no DMA_MEMCPY channel", "partial_read_dirties_its_pages");
+		goto out;
+	}
+	ret = ret ? ret : submit(f, a.handle, 0, buf, 2 * MIB, SVOD_XFER_CPU, 0, &x1);
+	ret = ret ? ret : (madvise(buf, 2 * MIB, MADV_FREE) ? -errno : 0);
+	before = ret ? -1 : page_flags(buf);
+	ret = ret ? ret : param("async_timeout_ms", 1);
+	ret = ret ? ret : wait_for(f, x0.seqno, FOREVER, &w0);
+	ret = ret ? ret : wait_for(f, x1.seqno, FOREVER, &w1);
+	param("async_timeout_ms", 60000);
+	/* The pages are unpinned once nothing is in flight. */
+	for (i = 0; !ret && i < 1000 && fdinfo_num(f, "svod-async-inflight"); i++)
+		usleep(10000);
+	after = ret ? -1 : page_flags(buf);
+	tap_ok(!ret && !w0.status && w1.status == -ETIMEDOUT && w1.done == MIB &&
+	       before >= 0 && !(before & (1 << KPF_DIRTY_BIT)) &&
+	       after >= 0 && (after & (1 << KPF_DIRTY_BIT)),
+	       "partial_read_dirties_its_pages (%s; DMA status %d, done %llu; READ status %d, "
+	       "done %llu; page flags %#llx clean -> %#llx)", ht_err(ret), w0.status,
+	       (unsigned long long)w0.done, w1.status, (unsigned long long)w1.done,
+	       before, after);
+out:
+	if (buf != MAP_FAILED)
+		munmap(buf, 2 * MIB);
+	if (f >= 0)
+		close(f);
+}
+
 /* libsvod's wrappers: the same calls, the fence fd on request. */
 static void test_libsvod(void)
 {
@@ -761,6 +838,7 @@ int main(void)
 	test_close_and_kill();
 	test_limits();
 	test_memlock();
+	test_partial_read_dirties();
 	test_libsvod();
 	test_dma();
 	return tap_done();

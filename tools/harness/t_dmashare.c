@@ -12,7 +12,7 @@
  * - a storm of asynchronous DMA STAGEs and READs from three processes with
  *   dma_timeout_ms below the time of most descriptors, so the watchdog
  *   resets the channel again and again (SVOD_DMA_STORM_SECONDS, default
- *   15): every transfer ends with 0, ETIMEDOUT or ECANCELED (FREE while in
+ *   5): every transfer ends with 0, ETIMEDOUT or ECANCELED (FREE while in
  *   flight), no byte of a READ's buffer changes once its WAIT returned (the
  *   engine no longer writes after a reset), no page stays pinned, the
  *   tier's bytes come back and the channel works afterwards.
@@ -267,7 +267,7 @@ static void storm_proc(unsigned int idx, unsigned int seconds, int pipe_fd)
 static void test_storm(void)
 {
 	const char *env = getenv("SVOD_DMA_STORM_SECONDS");
-	unsigned int seconds = env ? (unsigned int)strtoul(env, NULL, 10) : 15, i;
+	unsigned int seconds = env ? (unsigned int)strtoul(env, NULL, 10) : 5, i;
 	struct storm_counts c, sum = { 0 };
 	uint64_t free0 = 0, free1 = 0, done = 0;
 	uint32_t live0 = 0, live1 = 0;

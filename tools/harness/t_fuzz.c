@@ -9,7 +9,7 @@
  * written, and the second device's tiers that are not gone exactly one of
  * the two sets (or none, while it is rebound).
  *
- * Phase 2 (SVOD_FUZZ_SECONDS, default 60): four threads issue every ioctl
+ * Phase 2 (SVOD_FUZZ_SECONDS, default 30): four threads issue every ioctl
  * with valid-looking and garbage arguments (wrong sizes and directions,
  * unknown commands and flags, nonzero pads, huge and overflowing offsets and
  * lengths, NULL, unmapped, read-only and concurrently unmapped buffers,
@@ -655,7 +655,7 @@ int main(void)
 {
 	char bdfs[4][SVOD_NAME_LEN];
 	const char *env = getenv("SVOD_FUZZ_SEED");
-	unsigned int seconds = 60, i;
+	unsigned int seconds = 30, i;
 	uint64_t seed, free0, free1 = 0, f0, f1 = 0;
 	struct svod_tier_decl d;
 	int n, fd;

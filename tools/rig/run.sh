@@ -48,7 +48,7 @@ else
 	cpu=qemu64
 fi
 # Longer fuzzing and replays: these reach the guest's /init as environment.
-for v in SVOD_FUZZ_SECONDS SVOD_FUZZ_SEED SVOD_SEED SVODRIG_TEST_TIMEOUT SVOD_ONLY SVOD_KUNIT; do
+for v in SVOD_FUZZ_SECONDS SVOD_FUZZ_SEED SVOD_DMA_STORM_SECONDS SVOD_SEED SVODRIG_TEST_TIMEOUT SVOD_ONLY SVOD_KUNIT; do
 	if [ -n "${!v:-}" ]; then append="$append $v=${!v}"; fi
 done
 make -s -C "$top/tools" harness >&2

@@ -238,7 +238,7 @@ static void edu_hop(struct edu_dma *edu, dma_addr_t src, dma_addr_t dst,
 	while (readq_poll_timeout(edu->regs + EDU_REG_DMA_CMD, busy,
 				  !(busy & EDU_DMA_START), EDU_HOP_POLL_US,
 				  EDU_HOP_TIMEOUT_US))
-		dev_warn_ratelimited(edu->dma.dev, "DMA hop still running after %u s\n",
+		dev_warn_ratelimited(edu->dma.dev, "DMA hop still running after %lu s\n",
 				     EDU_HOP_TIMEOUT_US / USEC_PER_SEC);
 }
 
