@@ -646,13 +646,16 @@ static long long page_flags(const void *addr)
 #define KPF_DIRTY_BIT	4
 
 /*
- * Issue 59: a READ that ends early (here ETIMEDOUT after its first 1 MiB
- * chunk) reports those bytes as moved, so it must dirty the pages it wrote
+ * Issue 59: a READ that ends early (here ETIMEDOUT after some of its 1 MiB
+ * chunks) reports those bytes as moved, so it must dirty the pages it wrote
  * when it unpins them, or reclaim may drop the bytes. The buffer is made
  * clean while the READ is queued (MADV_FREE clears a private page's dirty
  * bit, pinned or not; a lazy-free page that stays clean is discarded under
  * memory pressure), the READ is queued behind a DMA STAGE of seconds, and
- * async_timeout_ms is set to 1 before it starts.
+ * async_timeout_ms is set to 1 before it starts: the first chunk always
+ * moves, and of 16 chunks the last cannot start within 1 ms (one chunk of a
+ * BAR read can take under half a millisecond under TCG: two chunks were
+ * seen to finish within 1 ms).
  */
 static void test_partial_read_dirties(void)
 {
@@ -663,17 +666,17 @@ static void test_partial_read_dirties(void)
 	struct svod_wait w0 = { 0 }, w1 = { 0 };
 	uint8_t *buf;
 
-	buf = mmap(NULL, 2 * MIB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ret = buf == MAP_FAILED ? -ENOMEM : f < 0 ? f : svod_alloc(f, tier.id, 2 * MIB, 0, &a);
+	buf = mmap(NULL, BIG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ret = buf == MAP_FAILED ? -ENOMEM : f < 0 ? f : svod_alloc(f, tier.id, BIG, 0, &a);
 	if (!ret)
-		memset(buf, 1, 2 * MIB);
+		memset(buf, 1, BIG);
 	ret = ret ? ret : submit(f, a.handle, 0, src, 64 << 10, SVOD_XFER_DMA, 1, &x0);
 	if (ret == -EOPNOTSUPP) {
 		tap_skip("no DMA_MEMCPY channel", "partial_read_dirties_its_pages");
 		goto out;
 	}
-	ret = ret ? ret : submit(f, a.handle, 0, buf, 2 * MIB, SVOD_XFER_CPU, 0, &x1);
-	ret = ret ? ret : (madvise(buf, 2 * MIB, MADV_FREE) ? -errno : 0);
+	ret = ret ? ret : submit(f, a.handle, 0, buf, BIG, SVOD_XFER_CPU, 0, &x1);
+	ret = ret ? ret : (madvise(buf, BIG, MADV_FREE) ? -errno : 0);
 	before = ret ? -1 : page_flags(buf);
 	ret = ret ? ret : param("async_timeout_ms", 1);
 	ret = ret ? ret : wait_for(f, x0.seqno, FOREVER, &w0);
@@ -683,7 +686,8 @@ static void test_partial_read_dirties(void)
 	for (i = 0; !ret && i < 1000 && fdinfo_num(f, "svod-async-inflight"); i++)
 		usleep(10000);
 	after = ret ? -1 : page_flags(buf);
-	tap_ok(!ret && !w0.status && w1.status == -ETIMEDOUT && w1.done == MIB &&
+	tap_ok(!ret && !w0.status && w1.status == -ETIMEDOUT && w1.done >= MIB &&
+	       w1.done < BIG && !(w1.done % MIB) &&
 	       before >= 0 && !(before & (1 << KPF_DIRTY_BIT)) &&
 	       after >= 0 && (after & (1 << KPF_DIRTY_BIT)),
 	       "partial_read_dirties_its_pages (%s; DMA status %d, done %llu; READ status %d, "
@@ -692,7 +696,7 @@ static void test_partial_read_dirties(void)
 	       before, after);
 out:
 	if (buf != MAP_FAILED)
-		munmap(buf, 2 * MIB);
+		munmap(buf, BIG);
 	if (f >= 0)
 		close(f);
 }
