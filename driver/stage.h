@@ -12,9 +12,9 @@
  * in-flight calls).
  *
  * Context: every call sleeps (it faults user pages in, pins them, waits for
- * DMA completion); call it without spinlocks held. stage.c's only lock, the
- * DMA channel mutex, is innermost: nothing is called with it held but the
- * dmaengine and DMA-mapping APIs.
+ * DMA completion); call it without spinlocks held. stage.c's only lock, a
+ * DMA lane's spinlock, is innermost: nothing is called with it held (a
+ * turn's @go runs after it is dropped).
  */
 #ifndef SVOD_STAGE_H
 #define SVOD_STAGE_H
