@@ -940,16 +940,18 @@ void svod_async_cancel(struct svod_async *q, const void *key)
 		if (!key || job->key == key)
 			WRITE_ONCE(job->cancel, true);
 	}
+	/*
+	 * A running DMA job is kept (a reference) to be taken out of line; its
+	 * lane is read here, while it runs: its cleanup clears job->lane.
+	 */
 	job = q->running;
-	if (job && (!key || job->key == key) && job->lane) {
+	lane = job ? job->lane : NULL;
+	if (job && (!key || job->key == key))
 		WRITE_ONCE(job->cancel, true);
+	if (job && (!key || job->key == key) && lane)
 		dma_fence_get(&job->fence);
-	} else if (job && (!key || job->key == key)) {
-		WRITE_ONCE(job->cancel, true);
+	else
 		job = NULL;
-	} else {
-		job = NULL;
-	}
 	spin_unlock_irqrestore(&q->lock, irq);
 
 	/*
@@ -957,8 +959,7 @@ void svod_async_cancel(struct svod_async *q, const void *key)
 	 * the other users' descriptors: taken out of line, it is ours to end.
 	 */
 	if (job) {
-		lane = job->lane;
-		if (lane && svod_dma_lane_leave(lane, &job->turn)) {
+		if (svod_dma_lane_leave(lane, &job->turn)) {
 			cookie = dma_fence_begin_signalling();
 			svod_async_dma_finish(job, -ECANCELED);
 			dma_fence_end_signalling(cookie);

@@ -240,6 +240,13 @@ struct svod_dev_tier *svod_dev_tier_next(unsigned long *id)
 	return tier;
 }
 
+/* Zero @size bytes of @tier from device address @start; the caller locks. */
+static void svod_dev_tier_zero(struct svod_dev_tier *tier, u64 start, u64 size)
+{
+	svod_stage_zero(&tier->sdev->bars[tier->spec.bar],
+			tier->spec.offset + (start - tier->spec.base), size);
+}
+
 /**
  * svod_dev_tier_scrub() - zero a range of a tier through its mapping
  * @tier: the tier, not gone
@@ -253,8 +260,7 @@ struct svod_dev_tier *svod_dev_tier_next(unsigned long *id)
 void svod_dev_tier_scrub(struct svod_dev_tier *tier, u64 start, u64 size)
 {
 	lockdep_assert_held(&tier->io_sem);
-	svod_stage_zero(&tier->sdev->bars[tier->spec.bar],
-			tier->spec.offset + (start - tier->spec.base), size);
+	svod_dev_tier_zero(tier, start, size);
 }
 EXPORT_SYMBOL_IF_KUNIT(svod_dev_tier_scrub);
 
@@ -280,7 +286,6 @@ EXPORT_SYMBOL_IF_KUNIT(svod_dev_tier_scrub);
 void svod_dev_tier_scrub_new(struct svod_dev_tier *tier)
 {
 	const struct svod_tier_spec *spec = &tier->spec;
-	const struct svod_bar *bar = &tier->sdev->bars[spec->bar];
 	/* The allocator accepted the tier: base + size does not wrap. */
 	u64 at = spec->base, end = spec->base + spec->size, r_end;
 	unsigned int i;
@@ -291,13 +296,12 @@ void svod_dev_tier_scrub_new(struct svod_dev_tier *tier)
 		const struct svod_range_region *r = &spec->reserved[i];
 
 		if (r->base > at)
-			svod_stage_zero(bar, spec->offset + (at - spec->base),
-					r->base - at);
+			svod_dev_tier_zero(tier, at, r->base - at);
 		r_end = r->base + r->size;
 		at = max(at, r_end);
 	}
 	if (end > at)
-		svod_stage_zero(bar, spec->offset + (at - spec->base), end - at);
+		svod_dev_tier_zero(tier, at, end - at);
 }
 EXPORT_SYMBOL_IF_KUNIT(svod_dev_tier_scrub_new);
 
