@@ -70,7 +70,7 @@ help:
 	@echo "svod $(VERSION): make TARGET (as root for check, demo, install)"
 	@echo "  all, modules     build svod.ko against KDIR (default: the running kernel's build tree)"
 	@echo "  check            every test; the last line is 'N passed, N failed' (25-50 min on a new machine)"
-	@echo "  check-guest      one boot: KERNEL=test|stock (default test), ONLY=t_a,t_b harness programs"
+	@echo "  check-guest      one boot: KERNEL=test|stock|direct (default test), ONLY=t_a,t_b harness programs"
 	@echo "                   (default all; with ONLY no KUnit), e.g."
 	@echo "                   make check-guest KERNEL=test ONLY=t_fuzz,t_stage"
 	@echo "                   (KUNIT=svod_stage,...: those KUnit suites too, with ONLY)"

@@ -27,6 +27,7 @@
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/module.h>
+#include <linux/pci.h>
 #include <linux/pci-p2pdma.h>
 #include <linux/scatterlist.h>
 #include <linux/sizes.h>
@@ -60,14 +61,18 @@ struct svod_dmabuf {
 /*
  * Attachments, for an importer whose device reaches the BAR peer-to-peer.
  * BAR memory has no struct pages: the importer gets a table of the
- * allocation's addresses for its device, made with dma_map_resource(), as
- * amdgpu gives its VRAM. Only an importer that allows peer-to-peer (in 6.1
- * a dynamic one with allow_peer2peer: a static attachment never does) and
- * whose device pci_p2pdma_distance() finds a path to is attached (never on
- * a kernel without CONFIG_PCI_P2PDMA, as Debian's); anything else gets
- * EOPNOTSUPP before it builds on a table, which is also what keeps vgem's
- * shmem helpers off their WARN for I/O memory. An attachment holds the BAR
- * as a vmap does: the device's unbind waits for its detach.
+ * allocation's addresses for its device, by the route its requests take
+ * (svod_dmabuf_bus_route()): the PCI bus address where a switch routes
+ * them, an address mapped with dma_map_resource() (an IOVA under an IOMMU)
+ * where they go through the host bridge, as upstream's dma-buf mapping
+ * helpers choose by pci_p2pdma_map_type(). Only an importer that allows
+ * peer-to-peer (in 6.1 a dynamic one with allow_peer2peer: a static
+ * attachment never does) and whose device pci_p2pdma_distance() finds a
+ * path to is attached (never on a kernel without CONFIG_PCI_P2PDMA, as
+ * Debian's); anything else gets EOPNOTSUPP before it builds on a table,
+ * which is also what keeps vgem's shmem helpers off their WARN for I/O
+ * memory. An attachment holds the BAR as a vmap does: the device's unbind
+ * waits for its detach.
  */
 static int svod_dmabuf_attach(struct dma_buf *dmabuf,
 			      struct dma_buf_attachment *attach)
@@ -119,22 +124,77 @@ int svod_dmabuf_nents(u64 size, unsigned int seg, unsigned int *nents)
 }
 EXPORT_SYMBOL_IF_KUNIT(svod_dmabuf_nents);
 
+/* ACS that sends peer-to-peer requests upstream (6.1's pci_bridge_has_acs_redir()). */
+static bool svod_dmabuf_acs_redir(struct pci_dev *pdev)
+{
+	u16 ctrl;
+
+	if (!pdev->acs_cap)
+		return false;
+	pci_read_config_word(pdev, pdev->acs_cap + PCI_ACS_CTRL, &ctrl);
+	return ctrl & (PCI_ACS_RR | PCI_ACS_CR | PCI_ACS_EC);
+}
+
+/**
+ * svod_dmabuf_bus_route() - whether a peer reaches the BAR by its bus address
+ * @provider: the tier's device
+ * @client: the importer's device (pci_p2pdma_distance() accepted the pair)
+ *
+ * The route of 6.1's calc_map_type_and_dist() (drivers/pci/p2pdma.c,
+ * static there). Below a common upstream bridge, with no ACS redirect on
+ * the way up to it from either device, the switch routes the peer's
+ * requests to the BAR by PCI bus address and they never reach an IOMMU
+ * (PCI_P2PDMA_MAP_BUS_ADDR). Otherwise they go up through the host bridge,
+ * and through the IOMMU if one translates, so the BAR must be mapped for
+ * the peer (PCI_P2PDMA_MAP_THRU_HOST_BRIDGE). Whether that path is allowed
+ * at all is pci_p2pdma_distance()'s to say.
+ *
+ * Context: any context.
+ * Return: true for the bus address, false for a mapping.
+ */
+static bool svod_dmabuf_bus_route(struct pci_dev *provider, struct pci_dev *client)
+{
+	struct pci_dev *a, *b;
+	bool redir = false;
+
+	for (a = provider; a; a = pci_upstream_bridge(a)) {
+		redir |= svod_dmabuf_acs_redir(a);
+		for (b = client; b; b = pci_upstream_bridge(b))
+			if (a == b)
+				goto common;
+	}
+	return false;
+common:
+	for (b = client; b != a; b = pci_upstream_bridge(b))
+		redir |= svod_dmabuf_acs_redir(b);
+	return !redir;
+}
+
 /*
- * The whole allocation, mapped for the importer's device at once and cut
- * into entries of at most its maximum segment (a whole number of pages).
- * A device's writes are not checked, so a read-only dma-buf is mapped only
- * for the device to read (DMA_TO_DEVICE); the dma-buf core maps a dynamic
- * importer's attachment to svod DMA_BIDIRECTIONAL, which it refuses.
+ * The whole allocation, its address for the importer's device taken once
+ * and cut into entries of at most its maximum segment (a whole number of
+ * pages). The entries carry DMA addresses and lengths only: no page and no
+ * CPU length, as the table has no struct pages behind it. A bus address
+ * is marked as one (sg_dma_mark_bus_address()), which also tells the unmap
+ * there is no mapping to undo. A device's writes are not checked, so a
+ * read-only dma-buf is mapped only for the device to read (DMA_TO_DEVICE);
+ * the dma-buf core maps a dynamic importer's attachment to svod
+ * DMA_BIDIRECTIONAL, which it refuses.
  */
 static struct sg_table *svod_dmabuf_map(struct dma_buf_attachment *attach,
 					enum dma_data_direction dir)
 {
 	struct svod_dmabuf *priv = attach->dmabuf->priv;
-	u64 size = svod_allocation_size(priv->alloc), done;
+	const struct svod_dev_tier *tier = priv->alloc->tier;
+	struct pci_dev *pdev = tier->sdev->pdev;
+	int bar = tier->spec.bar;
+	u64 size = svod_allocation_size(priv->alloc), done, len;
+	phys_addr_t phys = svod_allocation_phys(priv->alloc);
 	unsigned int seg, n, i;
 	struct scatterlist *sg;
 	struct sg_table *sgt;
 	dma_addr_t addr;
+	bool bus;
 	int ret;
 
 	if (!(attach->dmabuf->file->f_mode & FMODE_WRITE) && dir != DMA_TO_DEVICE)
@@ -151,17 +211,25 @@ static struct sg_table *svod_dmabuf_map(struct dma_buf_attachment *attach,
 	ret = sg_alloc_table(sgt, n, GFP_KERNEL);
 	if (ret)
 		goto free;
-	addr = dma_map_resource(attach->dev, svod_allocation_phys(priv->alloc), size, dir,
-				DMA_ATTR_SKIP_CPU_SYNC);
-	ret = dma_mapping_error(attach->dev, addr);
-	if (ret)
-		goto table;
+	/* svod_dmabuf_attach() let only a PCI device with a path this far. */
+	bus = svod_dmabuf_bus_route(pdev, to_pci_dev(attach->dev));
+	if (bus) {
+		addr = pci_bus_address(pdev, bar) + (phys - pci_resource_start(pdev, bar));
+	} else {
+		addr = dma_map_resource(attach->dev, phys, size, dir, DMA_ATTR_SKIP_CPU_SYNC);
+		ret = dma_mapping_error(attach->dev, addr);
+		if (ret)
+			goto table;
+	}
 	done = 0;
 	for_each_sgtable_sg(sgt, sg, i) {
-		sg_set_page(sg, NULL, min_t(u64, seg, size - done), 0);
+		len = min_t(u64, seg, size - done);
+		sg_set_page(sg, NULL, 0, 0);
 		sg_dma_address(sg) = addr + done;
-		sg_dma_len(sg) = sg->length;
-		done += sg->length;
+		sg_dma_len(sg) = len;
+		if (bus)
+			sg_dma_mark_bus_address(sg);
+		done += len;
 	}
 	return sgt;
 
@@ -177,8 +245,9 @@ static void svod_dmabuf_unmap(struct dma_buf_attachment *attach,
 {
 	struct svod_dmabuf *priv = attach->dmabuf->priv;
 
-	dma_unmap_resource(attach->dev, sg_dma_address(sgt->sgl),
-			   svod_allocation_size(priv->alloc), dir, DMA_ATTR_SKIP_CPU_SYNC);
+	if (!sg_is_dma_bus_address(sgt->sgl))
+		dma_unmap_resource(attach->dev, sg_dma_address(sgt->sgl),
+				   svod_allocation_size(priv->alloc), dir, DMA_ATTR_SKIP_CPU_SYNC);
 	sg_free_table(sgt);
 	kfree(sgt);
 }

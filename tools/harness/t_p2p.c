@@ -1,26 +1,37 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * t_p2p: svod's dma-bufs attached by a device, peer-to-peer
- * (Documentation/svod.rst, "Sharing"). The importer is
+ * t_p2p: svod's dma-bufs attached by a device, peer-to-peer, by topology
+ * (Documentation/svod.rst, "Peer-to-peer by topology"). The importer is
  * svod_p2p_importer.ko (tools/testing/p2p_importer), on behalf of QEMU's
  * edu device, as RDMA's pinned importers attach: no driver in the guest
  * attaches a dma-buf peer-to-peer itself.
  *
- * On both kernels: a static attachment is EOPNOTSUPP (it never allows
- * peer-to-peer), and so is a dynamic one of a device that is not PCI.
- * On the test kernel (CONFIG_PCI_P2PDMA, a Zen CPU for
- * pci_p2pdma_distance() through the host bridge; tools/rig/run.sh) the
- * edu device gets a table of the allocation's bus addresses: one range,
- * the BAR's (sysfs resource) plus the allocation's offset in it, its size
- * long, and edu's DMA (its second channel, svod_edu_dma) through that
- * table writes 8 KiB across two entries, which a READ of the allocation
- * then finds, and nothing else; a read-only dma-buf is EACCES (the core
- * maps it DMA_BIDIRECTIONAL). On stock (no CONFIG_PCI_P2PDMA) edu is EOPNOTSUPP.
- * Unbinding the second device while edu holds an attachment waits, saying
- * so in the kernel log, until it lets go; then an attachment of the gone
- * device's dma-buf is ENODEV, and the device binds again, clean.
+ * For each device svod drives: a static attachment is EOPNOTSUPP (it never
+ * allows peer-to-peer), and so is a dynamic one of a device that is not
+ * PCI. Then edu's dynamic attachment, whose outcome this program works out
+ * on its own from sysfs (the devices' paths, the bridges' ACS control, the
+ * CPU, SVOD_IOMMU from the rig), as 6.1's pci_p2pdma_distance() and
+ * upstream's map types decide it:
+ * - no CONFIG_PCI_P2PDMA (stock): EOPNOTSUPP;
+ * - below a common bridge with no ACS redirect on the way (the rig's first
+ *   device, behind edu's switch): the allocation's PCI bus address, its
+ *   size long, whatever the IOMMU does (the switch routes it);
+ * - otherwise through the host bridge, which 6.1 allows on AMD Zen CPUs
+ *   (the test boot) and refuses on others (the direct boot): EOPNOTSUPP,
+ *   or a mapping: an IOVA, not the bus address, with the IOMMU translating,
+ *   the bus address without.
+ * edu's DMA then writes 8 KiB across two entries through the table, which
+ * a READ of the allocation then finds, and nothing else. QEMU sends every
+ * DMA to the IOMMU when one translates (it routes no peer-to-peer in a
+ * switch), so a bus-address table is written through only on the direct
+ * boot, with the IOMMU off. A read-only dma-buf is EACCES where edu could
+ * attach (the core maps it DMA_BIDIRECTIONAL).
+ * Unbinding a device while edu holds an attachment waits, saying so in the
+ * kernel log, until it lets go; then an attachment of the gone device's
+ * dma-buf is ENODEV, and the device binds again, clean.
  */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +42,9 @@
 #include "common.h"
 #include "tap.h"
 
-#define NR_CASES	11
+#define NR_DEVS		2
+#define NR_ATTACH	7
+#define NR_CASES	(NR_DEVS * NR_ATTACH + 4)
 #define SZ		(256u << 10)
 /* edu's write: 8 KiB across the first two 64 KiB entries of edu's table. */
 #define W_OFF		((64u << 10) - 2048)
@@ -69,7 +82,7 @@ static int importer(int op, int dmabuf, struct svod_p2p_req *out)
 	return ret;
 }
 
-/* BAR 2's bus address of @bdf, from sysfs resource (no IOMMU here). */
+/* BAR 2's bus address of @bdf: sysfs resource (x86 has no bus offset). */
 static int bar2_start(const char *bdf, uint64_t *start)
 {
 	char path[256];
@@ -88,6 +101,124 @@ static int bar2_start(const char *bdf, uint64_t *start)
 	return ok ? 0 : -EIO;
 }
 
+enum route { REFUSED, BUS_ADDR, MAPPED };
+static const char *const route_name[] = { "refused", "bus address", "mapped" };
+
+static int p2p_kernel, iommu_on, zen;
+static char edu[PATH_MAX];
+
+/* Whether the PCI function at sysfs path @dir redirects peer-to-peer (ACS RR, CR or EC). */
+static int acs_redir(const char *dir)
+{
+	char path[PATH_MAX + 16];
+	uint8_t cfg[4096];
+	unsigned int pos = 0x100, hdr, guard = 0;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/config", dir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = pread(fd, cfg, sizeof(cfg), 0);
+	close(fd);
+	while (n == (ssize_t)sizeof(cfg) && pos >= 0x100 && pos < 0xffc && guard++ < 64) {
+		memcpy(&hdr, cfg + pos, 4);
+		if ((hdr & 0xffff) == 0x000d)	/* PCI_EXT_CAP_ID_ACS; control at +6 */
+			return !!((cfg[pos + 6] | cfg[pos + 7] << 8) & (0x04 | 0x08 | 0x20));
+		pos = hdr >> 20 & 0xffc;
+	}
+	return 0;
+}
+
+/*
+ * The route 6.1 picks between @bdf's BAR and edu: the devices' sysfs paths
+ * (/sys/devices/pci0000:00/<root port>/.../<function>) meet at their
+ * lowest common bridge, if any; ACS redirect on the way up to it from
+ * either side (it included) sends the requests through the host bridge.
+ */
+static enum route expected_route(const char *bdf)
+{
+	char a[PATH_MAX], b[PATH_MAX], path[PATH_MAX + 64];
+	size_t common = 0, i, root;
+	int redir = 0;
+
+	snprintf(path, sizeof(path), SVOD_SYSFS_DEVICES "/%s", bdf);
+	if (!p2p_kernel || !realpath(path, a))
+		return REFUSED;
+	snprintf(path, sizeof(path), SVOD_SYSFS_DEVICES "/%s", edu);
+	if (!realpath(path, b))
+		return REFUSED;
+	/* Past "/sys/devices/pci0000:00/": each component is a function. */
+	root = strlen("/sys/devices/pci0000:00/");
+	for (i = root; a[i] && a[i] == b[i]; i++)
+		if (a[i] == '/')
+			common = i;
+	if (common) {
+		/* Walk up each side to the common bridge, the bridge included on a's. */
+		for (i = strlen(a); i > common; i--)
+			if (a[i] == '/' || !a[i]) {
+				snprintf(path, sizeof(path), "%.*s", (int)i, a);
+				redir |= acs_redir(path);
+			}
+		snprintf(path, sizeof(path), "%.*s", (int)common, a);
+		redir |= acs_redir(path);
+		for (i = strlen(b); i > common; i--)
+			if (b[i] == '/' || !b[i]) {
+				snprintf(path, sizeof(path), "%.*s", (int)i, b);
+				redir |= acs_redir(path);
+			}
+		if (!redir)
+			return BUS_ADDR;
+	}
+	return zen ? MAPPED : REFUSED;
+}
+
+/* edu's address: the first PCI function 1234:11e8 in sysfs. */
+static int find_edu(void)
+{
+	char cmd[] = "grep -l 0x11e8 " SVOD_SYSFS_DEVICES "/*/device";
+	char line[PATH_MAX];
+	FILE *p = popen(cmd, "r");
+	int ret = -ENODEV;
+
+	while (p && fgets(line, sizeof(line), p)) {
+		char *slash = strrchr(line, '/');
+
+		if (!slash || ret == 0)
+			continue;
+		*slash = '\0';
+		slash = strrchr(line, '/');
+		if (slash) {
+			snprintf(edu, sizeof(edu), "%s", slash + 1);
+			ret = 0;
+		}
+	}
+	if (p)
+		pclose(p);
+	return ret;
+}
+
+/* Whether the CPU is an AMD Zen or later (6.1's cpu_supports_p2pdma()). */
+static int cpu_is_zen(void)
+{
+	char line[256];
+	int amd = 0, family = 0;
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "vendor_id", 9))
+			amd = !!strstr(line, "AuthenticAMD");
+		if (!strncmp(line, "cpu family", 10) && strchr(line, ':'))
+			family = atoi(strchr(line, ':') + 1);
+		if (!strncmp(line, "processor", 9) && family)
+			break;
+	}
+	if (f)
+		fclose(f);
+	return amd && family >= 0x17;
+}
+
 /* A mappable allocation of SZ on @t and its dma-buf (@flags). */
 static int exported(const struct svod_tier_info *t, uint32_t flags, struct svod_alloc *a,
 		    int *dmabuf)
@@ -97,57 +228,75 @@ static int exported(const struct svod_tier_info *t, uint32_t flags, struct svod_
 	return ret ? ret : svod_export(svod, a->handle, flags, dmabuf, NULL);
 }
 
-static void test_attach(const struct svod_tier_info *t, int p2p)
+static void test_attach(const struct svod_tier_info *t, enum route route)
 {
 	static uint8_t want[SZ], got[SZ];
 	struct svod_alloc pad = {}, a = {}, ro = {};
 	struct svod_p2p_req r = {}, w;
 	uint64_t bar = 0, off = 0;
 	int d = -1, dro = -1, ret, held;
+	const char *dev = t->device;
 
+	tap_diag("%s and edu %s: expect %s (CONFIG_PCI_P2PDMA %d, IOMMU %s, Zen %d)", dev, edu,
+		 route_name[route], p2p_kernel, iommu_on ? "on" : "off", zen);
 	/* First fit: the exported allocation starts past this one, not at 0. */
 	ret = svod_alloc_flags(svod, t->id, SZ, 0, SVOD_ALLOC_MAPPABLE, &pad);
 	ret = ret ? ret : exported(t, SVOD_EXPORT_WRITE, &a, &d);
 	ret = ret ? ret : exported(t, 0, &ro, &dro);
-	tap_errno(ret, 0, "allocations_exported");
-	tap_errno(importer(SVOD_P2P_STATIC, d, NULL), -EOPNOTSUPP, "static_attachment_refused");
+	tap_errno(ret, 0, "allocations_exported (%s)", dev);
+	tap_errno(importer(SVOD_P2P_STATIC, d, NULL), -EOPNOTSUPP, "static_attachment_refused (%s)",
+		  dev);
 	tap_errno(importer(SVOD_P2P_NOT_PCI, d, NULL), -EOPNOTSUPP,
-		  "importer_that_is_not_pci_refused");
+		  "importer_that_is_not_pci_refused (%s)", dev);
 
 	ret = importer(SVOD_P2P_HOLD, d, &r);
 	held = !ret;
-	tap_errno(ret, p2p ? 0 : -EOPNOTSUPP, "edu_attaches_peer_to_peer (%s kernel)",
-		  p2p ? "test" : "stock");
-	if (p2p) {
-		ret = bar2_start(t->device, &bar);
+	tap_errno(ret, route == REFUSED ? -EOPNOTSUPP : 0, "edu_attaches_as_its_route_allows (%s: %s)",
+		  dev, route_name[route]);
+	if (held) {
+		ret = bar2_start(dev, &bar);
 		ret = ret ? ret : ht_bar2_offset(t, a.device_addr, &off);
-		tap_diag("table: %u entries from 0x%llx, %llu bytes; BAR 2 at 0x%llx, offset 0x%llx",
+		tap_diag("table: %u entries from 0x%llx, %llu bytes; BAR 2 at bus 0x%llx, offset 0x%llx",
 			 r.nents, (unsigned long long)r.addr, (unsigned long long)r.len,
 			 (unsigned long long)bar, (unsigned long long)off);
-		if (!ret && (!r.nents || !r.contiguous || r.len != SZ || r.addr != bar + off))
+		if (!ret && (!r.nents || !r.contiguous || r.len != SZ))
 			ret = -ERANGE;
-		tap_ok(!ret, "table_is_the_allocations_bus_range (%s)", ht_err(ret));
+		/* An IOVA is not the bus address; a direct mapping is. */
+		if (!ret && (r.addr == bar + off) != (route == BUS_ADDR || !iommu_on))
+			ret = -EADDRNOTAVAIL;
+		tap_ok(!ret, "table_matches_the_route (%s: %s, 0x%llx: %s)", dev, route_name[route],
+		       (unsigned long long)r.addr,
+		       route == BUS_ADDR || !iommu_on ? "the bus address" : "an IOVA");
+		if (ret)
+			tap_diag("table: %s", ht_err(ret));
+	} else {
+		tap_skip("edu did not attach", "table_matches_the_route (%s)", dev);
+	}
+	if (held && !(route == BUS_ADDR && iommu_on)) {
 		/* edu's DMA into the BAR through the table; the rest stays zero. */
 		w = (struct svod_p2p_req){ .op = SVOD_P2P_WRITE, .offset = W_OFF,
 					   .length = W_LEN, .seed = W_SEED };
-		ret = held ? (ioctl(ctl, SVOD_P2P_IOCTL, &w) ? -errno : 0) : -ENOENT;
+		ret = ioctl(ctl, SVOD_P2P_IOCTL, &w) ? -errno : 0;
 		tap_diag("edu's write through the table: %s", ht_err(ret));
+		memset(want, 0, sizeof(want));
 		ht_fill_xorshift(want + W_OFF, W_LEN, W_SEED);
 		ret = ret ? ret : svod_read(svod, a.handle, 0, got, SZ, 0, NULL);
 		if (!ret && memcmp(got, want, SZ))
 			ret = -EBADMSG;
-		tap_ok(!ret, "edu_dma_through_the_table_lands_in_the_allocation (%s)", ht_err(ret));
+		tap_ok(!ret, "edu_dma_through_the_table_lands_in_the_allocation (%s: %s)", dev,
+		       ht_err(ret));
 	} else {
-		tap_skip("no CONFIG_PCI_P2PDMA", "table_is_the_allocations_bus_range");
-		tap_skip("no CONFIG_PCI_P2PDMA",
-			 "edu_dma_through_the_table_lands_in_the_allocation");
+		tap_skip(held ? "QEMU routes no peer-to-peer in a switch under its IOMMU: the direct boot"
+			      : "edu did not attach",
+			 "edu_dma_through_the_table_lands_in_the_allocation (%s)", dev);
 	}
 	if (held)
 		importer(SVOD_P2P_RELEASE, -1, NULL);
 	ret = importer(SVOD_P2P_HOLD, dro, NULL);
 	if (!ret)
 		importer(SVOD_P2P_RELEASE, -1, NULL);
-	tap_errno(ret, p2p ? -EACCES : -EOPNOTSUPP, "read_only_dmabuf_refused_a_writable_table");
+	tap_errno(ret, route != REFUSED ? -EACCES : -EOPNOTSUPP,
+		  "read_only_dmabuf_refused_a_writable_table (%s)", dev);
 	close(d);
 	close(dro);
 	svod_free(svod, a.handle);
@@ -155,34 +304,37 @@ static void test_attach(const struct svod_tier_info *t, int p2p)
 	svod_free(svod, pad.handle);
 }
 
-/* The second device, unbound while edu holds an attachment. */
-static void test_unbind(int p2p)
+/* The last device edu attaches to (or the last one), unbound while edu holds an attachment. */
+static void test_unbind(const char (*bdfs)[SVOD_NAME_LEN], int n)
 {
-	char bdfs[4][SVOD_NAME_LEN], bdf[SVOD_NAME_LEN];
+	char bdf[SVOD_NAME_LEN];
 	struct svod_tier_info tb, t;
 	struct svod_alloc a = {};
-	int d = -1, ret, i, waiting, st = -1;
+	int d = -1, ret, i, waiting, st = -1, p2p = 0;
 	pid_t pid = -1;
 
-	if (svod_devices(bdfs, 4) < 2 || svod_tier_by_device(svod, bdfs[1], &tb)) {
+	for (i = n - 1; i >= 0 && !p2p; i--)
+		p2p = expected_route(bdfs[i]) != REFUSED;
+	i = p2p ? i + 1 : n - 1;
+	if (n < 1 || svod_tier_by_device(svod, bdfs[i], &tb)) {
 		for (i = 0; i < 4; i++)
-			tap_skip("no second device", "p2p unbind case %d", i);
+			tap_skip("no device", "p2p unbind case %d", i);
 		return;
 	}
-	strcpy(bdf, bdfs[1]);
+	strcpy(bdf, bdfs[i]);
 	ret = exported(&tb, SVOD_EXPORT_WRITE, &a, &d);
 	if (p2p) {
 		ret = ret ? ret : importer(SVOD_P2P_HOLD, d, NULL);
 		waiting = !ret && ht_unbind_waits_for_importer(bdf, &pid);
-		tap_ok(waiting, "unbind_waits_while_edu_holds_an_attachment (%s)", ht_err(ret));
+		tap_ok(waiting, "unbind_waits_while_edu_holds_an_attachment (%s: %s)", bdf, ht_err(ret));
 		importer(SVOD_P2P_RELEASE, -1, NULL);
 		st = pid > 0 ? ht_wait_exit(pid) : -1;
 		tap_ok(st == 0, "unbind_returns_once_edu_lets_go (status %d)", st);
 	} else {
-		tap_skip("no CONFIG_PCI_P2PDMA: no attachment to hold",
+		tap_skip("edu attaches to no device here",
 			 "unbind_waits_while_edu_holds_an_attachment");
 		ret = ret ? ret : svod_driver_bind(bdf, 0);
-		tap_errno(ret, 0, "unbind");
+		tap_errno(ret, 0, "unbind (%s)", bdf);
 	}
 	ret = importer(SVOD_P2P_HOLD, d, NULL);
 	if (!ret)
@@ -198,22 +350,34 @@ static void test_unbind(int p2p)
 
 int main(void)
 {
-	const char *kernel = getenv("SVOD_KERNEL");
-	int p2p = kernel && !strcmp(kernel, "test");
+	const char *kernel = getenv("SVOD_KERNEL"), *iommu = getenv("SVOD_IOMMU");
+	char bdfs[NR_DEVS][SVOD_NAME_LEN];
 	struct svod_tier_info tier;
-	int i;
+	int i, n;
 
 	tap_plan(NR_CASES);
+	p2p_kernel = kernel && !strcmp(kernel, "test");
+	iommu_on = !iommu || strcmp(iommu, "off");
+	zen = cpu_is_zen();
 	svod = ht_open();
 	ctl = open(CTL, O_RDWR | O_CLOEXEC);
-	if (svod < 0 || ctl < 0 || ht_first_tier(svod, &tier)) {
-		tap_diag("setup: svod %s, %s: %s", ht_err(svod), CTL, ht_err(ctl < 0 ? -errno : 0));
+	n = svod_devices(bdfs, NR_DEVS);
+	if (svod < 0 || ctl < 0 || find_edu() || n != NR_DEVS) {
+		tap_diag("setup: svod %s, %s: %s, edu %s, %d devices (want %d)", ht_err(svod), CTL,
+			 ht_err(ctl < 0 ? -errno : 0), edu[0] ? edu : "missing", n, NR_DEVS);
 		for (i = 0; i < NR_CASES; i++)
 			tap_ok(0, "p2p case %d", i);
 		return tap_done();
 	}
-	test_attach(&tier, p2p);
-	test_unbind(p2p);
+	for (i = 0; i < NR_DEVS; i++) {
+		if (svod_tier_by_device(svod, bdfs[i], &tier)) {
+			for (n = 0; n < NR_ATTACH; n++)
+				tap_ok(0, "p2p case: no tier on %s", bdfs[i]);
+			continue;
+		}
+		test_attach(&tier, expected_route(bdfs[i]));
+	}
+	test_unbind(bdfs, NR_DEVS);
 	close(ctl);
 	close(svod);
 	return tap_done();

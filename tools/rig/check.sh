@@ -4,7 +4,7 @@
 # Exit status non-zero on any failure. Everything is logged in build/check/.
 # Before the total, each step's duration (`step NAME: N s`).
 #   --selftest-only   only prove that the judge catches failures
-#   --guest MODE      a developer's loop: one boot (MODE test or stock) after
+#   --guest MODE      a developer's loop: one boot (MODE test, stock or direct) after
 #                     the kernel and tools steps; with SVOD_ONLY=t_a,t_b only
 #                     those harness programs (`make check-guest`)
 set -uo pipefail
@@ -51,8 +51,8 @@ if [ "${1:-}" = --selftest-only ]; then
 elif [ "${1:-}" = --guest ]; then
 	mode=${2:-}
 	case $mode in
-	test|stock) ;;
-	*) echo "check.sh: --guest test|stock, not '$mode'" >&2; exit 2 ;;
+	test|stock|direct) ;;
+	*) echo "check.sh: --guest test|stock|direct, not '$mode'" >&2; exit 2 ;;
 	esac
 	[ "$mode" = stock ] || step_kernel
 	step_tools
@@ -70,6 +70,8 @@ else
 				"$top/build/run-$mode/harness.log" "$top/build/run-$mode/ivshmem.bin"
 		fi
 	done
+	# The named boot without the IOMMU (run.sh): what needs it, alone.
+	step guest-direct "$rig/run.sh" direct
 	echo "=== benchmarks (figures only, not verdicts)"
 	for mode in test stock; do
 		[ -s "$top/build/run-$mode/bench.txt" ] || continue

@@ -40,6 +40,14 @@ ALLOC_REPORT = re.compile(
     r"page allocation failure: order:|vmalloc error: size|SLUB: Unable to allocate memory")
 # The only splat pattern an allocation-failure report may show.
 REPORT_SPLAT = re.compile(r"^\s*Call Trace:\s*$")
+# An IOMMU fault (Intel VT-d's report) or a PCIe AER report: on this rig
+# each is a DMA that went wrong, a splat unless a test asked for it between
+# FAULT_BEGIN and FAULT_END marks in the kernel log (t_iommu's deliberate
+# wrong mapping), and such a block must hold at least one fault.
+FAULT = re.compile(r"DMAR: (DRHD: handling fault|\[(DMA|INTR)|.*fault reason)|"
+                   r"AER: .*error|PCIe Bus Error")
+FAULT_BEGIN = re.compile(r"svod-expect-fault: begin (.*)$")
+FAULT_END = "svod-expect-fault: end"
 KTAP_RESULT = re.compile(r"^(\s*)(not ok|ok) (\d+) (?:- )?(.*?)(?:\s+#\s*(SKIP.*))?$")
 SUBTEST = re.compile(r"^(\s*)# Subtest: (\S+)")
 
@@ -312,6 +320,32 @@ def allowed_alloc_reports(console):
     return allowed
 
 
+def judge_faults(v, console):
+    """IOMMU faults and AER reports: each outside an expected block is a
+    failure; each expected block must have caught one. Returns the number
+    of faults seen."""
+    what = None
+    caught = 0
+    seen = 0
+    for line in console:
+        m = FAULT_BEGIN.search(line)
+        if m:
+            what, caught = m.group(1), 0
+        elif FAULT_END in line and what is not None:
+            v.add(caught > 0, f"expected IOMMU fault seen ({what})",
+                  "no DMAR fault between the marks: is the IOMMU translating?")
+            what = None
+        elif FAULT.search(line):
+            seen += 1
+            if what is None:
+                v.add(False, "IOMMU fault or AER report no test asked for", line)
+            else:
+                caught += 1
+    if what is not None:
+        v.add(False, f"expected IOMMU fault block ({what}) never ended")
+    return seen
+
+
 def find_splats(console, harness):
     allowed = allowed_alloc_reports(console)
     hits = [l for k, l in enumerate(console) if SPLAT.search(l) and k not in allowed]
@@ -376,6 +410,33 @@ def judge_sweep_selftest(s, console, splats):
               f"counted {got}")
 
 
+def judge_fault_selftest(s):
+    """judge_faults() on made-up logs: a fault no test asked for fails, one
+    inside an expected block passes, and an expected block without a fault
+    fails (so an IOMMU that is silently off cannot pass)."""
+    fault = ["DMAR: DRHD: handling fault status reg 2",
+             "DMAR: [DMA Write NO_PASID] Request device [04:00.0] fault addr 0x1000 "
+             "[fault reason 0x05] PTE Write access is not set"]
+    aer = ["pcieport 0000:00:03.0: AER: Corrected error received: 0000:03:00.0"]
+    begin, end = "svod-expect-fault: begin edu wrong mapping", "svod-expect-fault: end"
+    boot = ["DMAR: IOMMU enabled", "DMAR: Host address width 39",
+            "DMAR-IR: Enabled IRQ remapping in x2apic mode"]
+    cases = [
+        (boot, 0, "boot's DMAR lines"),
+        (boot + fault, 2, "a fault no test asked for"),
+        (aer, 1, "an AER report"),
+        ([begin] + fault + [end], 0, "a fault inside an expected block"),
+        ([begin, end], 1, "an expected block without a fault"),
+        ([begin] + fault + [end] + fault[1:], 1, "a fault after the expected block"),
+        ([begin] + fault, 1, "an expected block that never ends"),
+    ]
+    for lines, want, what in cases:
+        t = Verdicts("x")
+        judge_faults(t, lines)
+        s.add(t.failed == want, f"judge counts {want} fault failure(s) in {what} (made-up log)",
+              f"counted {t.failed}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mode", required=True)
@@ -429,12 +490,16 @@ def main():
         s.add(caught_warn, "judge reports the deliberate WARN_ON")
         s.add(any(good for good, _ in v.lines), "judge counts the passing KUnit case")
         judge_sweep_selftest(s, console, splats)
+        judge_fault_selftest(s)
         v = s
     else:
         for hit in splats:
             v.add(False, "kernel splat", hit)
         if not splats:
             v.add(True, "no kernel splat (BUG, WARNING, KASAN, lockdep, Oops, kmemleak)")
+        n = judge_faults(v, console)
+        if not any("IOMMU fault" in line for good, line in v.lines if not good):
+            v.add(True, f"no IOMMU fault or AER report but those asked for ({n} asked for)")
 
     done = any(l.startswith("svod-guest: done") for l in harness)
     if a.qemu_rc == 137:

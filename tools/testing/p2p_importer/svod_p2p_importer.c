@@ -17,6 +17,11 @@
  * lets go; WRITE has edu copy @length bytes (at most 64 KiB) of a pattern
  * (tools/harness/common.c's xorshift of @seed) from memory to @offset of
  * the held attachment's range, through its table, and waits for the copy.
+ * WRONG maps wrongly on purpose, for t_iommu: edu copies @length bytes (at
+ * most a page) of the pattern to a kernel page by the page's CPU physical
+ * address, which nothing mapped for edu, and reports in @len how many of
+ * the page's bytes it wrote. With an IOMMU translating, the write is
+ * an IOMMU fault and nothing changes; without one it lands.
  * The edu device is the importer's; ENODEV without one.
  */
 #include <linux/completion.h>
@@ -46,7 +51,10 @@ struct svod_p2p_req {
 	__u32 seed;	/* WRITE: the pattern's */
 };
 
-enum { SVOD_P2P_STATIC, SVOD_P2P_HOLD, SVOD_P2P_RELEASE, SVOD_P2P_NOT_PCI, SVOD_P2P_WRITE };
+enum {
+	SVOD_P2P_STATIC, SVOD_P2P_HOLD, SVOD_P2P_RELEASE, SVOD_P2P_NOT_PCI, SVOD_P2P_WRITE,
+	SVOD_P2P_WRONG,
+};
 
 #define SVOD_P2P_MAX_WRITE	SZ_64K
 
@@ -166,20 +174,29 @@ static int p2p_queue(struct dma_chan *chan, struct sg_table *sgt, u64 offset,
 	return len ? -ERANGE : 0;
 }
 
-/* edu copies the pattern into the held attachment's range, through its table. */
-static int p2p_write(struct svod_p2p_req *req)
+/* tools/harness/common.c's xorshift of @seed, @len bytes of it. */
+static void p2p_pattern(u8 *buf, size_t len, u32 seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		seed ^= seed << 13;
+		seed ^= seed >> 17;
+		seed ^= seed << 5;
+		buf[i] = (u8)seed;
+	}
+}
+
+/* edu copies the pattern to @offset of @sgt's range and waits for the copy. */
+static int p2p_write(struct svod_p2p_req *req, struct sg_table *sgt)
 {
 	DECLARE_COMPLETION_ONSTACK(done);
 	struct dma_chan *chan;
 	dma_cap_mask_t mask;
 	dma_addr_t src;
-	u32 seed = req->seed;
 	u8 *buf;
-	size_t i;
 	int ret;
 
-	if (!held)
-		return -ENOENT;
 	if (!req->length || req->length > SVOD_P2P_MAX_WRITE)
 		return -EINVAL;
 	dma_cap_zero(mask);
@@ -191,18 +208,13 @@ static int p2p_write(struct svod_p2p_req *req)
 	buf = kmalloc(req->length, GFP_KERNEL);
 	if (!buf)
 		goto release;
-	for (i = 0; i < req->length; i++) {
-		seed ^= seed << 13;
-		seed ^= seed >> 17;
-		seed ^= seed << 5;
-		buf[i] = (u8)seed;
-	}
+	p2p_pattern(buf, req->length, req->seed);
 	src = dma_map_single(chan->device->dev, buf, req->length, DMA_TO_DEVICE);
 	ret = dma_mapping_error(chan->device->dev, src);
 	if (ret)
 		goto free;
 	/* A hop takes about 100 ms of edu's time: 60 s is for a broken engine. */
-	ret = p2p_queue(chan, held_sgt, req->offset, src, req->length, &done);
+	ret = p2p_queue(chan, sgt, req->offset, src, req->length, &done);
 	if (!ret) {
 		dma_async_issue_pending(chan);
 		if (!wait_for_completion_timeout(&done, 60 * HZ))
@@ -215,6 +227,45 @@ free:
 	kfree(buf);
 release:
 	dma_release_channel(chan);
+	return ret;
+}
+
+/*
+ * The wrong mapping: a one-entry table of a page's CPU physical address.
+ * The page starts as the pattern's complement, so each byte that matches
+ * the pattern afterwards is one edu wrote.
+ */
+static int p2p_wrong(struct svod_p2p_req *req)
+{
+	struct page *page = alloc_page(GFP_KERNEL);
+	struct scatterlist sg;
+	struct sg_table sgt = { .sgl = &sg, .nents = 1, .orig_nents = 1 };
+	u8 *p, *want;
+	int ret, i;
+
+	if (!page)
+		return -ENOMEM;
+	ret = -EINVAL;
+	if (req->length > PAGE_SIZE)
+		goto out;
+	ret = -ENOMEM;
+	want = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	if (!want)
+		goto out;
+	p = page_address(page);
+	p2p_pattern(want, PAGE_SIZE, req->seed);
+	for (i = 0; i < PAGE_SIZE; i++)
+		p[i] = ~want[i];
+	sg_init_table(&sg, 1);
+	sg_dma_address(&sg) = page_to_phys(page);
+	sg_dma_len(&sg) = PAGE_SIZE;
+	req->offset = 0;
+	ret = p2p_write(req, &sgt);
+	for (req->len = 0, i = 0; i < PAGE_SIZE; i++)
+		req->len += p[i] == want[i];
+	kfree(want);
+out:
+	__free_page(page);
 	return ret;
 }
 
@@ -241,7 +292,13 @@ static long p2p_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 		goto unlock;
 	}
 	if (req.op == SVOD_P2P_WRITE) {
-		ret = p2p_write(&req);
+		ret = held ? p2p_write(&req, held_sgt) : -ENOENT;
+		goto unlock;
+	}
+	if (req.op == SVOD_P2P_WRONG) {
+		ret = edu ? p2p_wrong(&req) : -ENODEV;
+		if (!ret && copy_to_user((void __user *)arg, &req, sizeof(req)))
+			ret = -EFAULT;
 		goto unlock;
 	}
 	ret = -ENODEV;

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * t_iommu: the rig's IOMMU is what the rig says it is (Documentation/
+ * testing.rst, "The machine"), and it catches a wrong mapping.
+ *
+ * run.sh tells the guest SVOD_IOMMU: strict (test and stock boots) or off
+ * (the direct boot). Strict: edu and every device svod drives sit in an
+ * IOMMU group whose domain translates with every unmap flushed at once
+ * (type "DMA", not "DMA-FQ" or "identity"). Off: none is in a group.
+ *
+ * Then a mapping made wrongly on purpose (svod_p2p_importer's WRONG op:
+ * edu writes 4 KiB to a kernel page by its CPU physical address, which
+ * nothing mapped for edu). Strict: no byte of the page changes and the IOMMU
+ * reports the fault, for edu, in the kernel log; the fault is asked for
+ * between svod-expect-fault marks, which the judge requires to hold one
+ * (so this check fails if the IOMMU is silently off) and outside which any
+ * fault fails the run. Off: the same write lands, all 4 KiB of it, and no
+ * fault is reported, so the check tells the two apart.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "tap.h"
+
+#define NR_CASES	2
+#define WRONG_LEN	4096u
+
+/* tools/testing/p2p_importer/svod_p2p_importer.c */
+struct svod_p2p_req {
+	int32_t fd;
+	uint32_t op;
+	uint64_t addr;
+	uint64_t len;
+	uint32_t nents;
+	uint32_t contiguous;
+	uint64_t offset;
+	uint32_t length;
+	uint32_t seed;
+};
+
+#define SVOD_P2P_WRONG	5
+#define SVOD_P2P_IOCTL	_IOWR('S', 0x70, struct svod_p2p_req)
+#define CTL		"/sys/kernel/debug/svod_p2p_importer/ctl"
+
+/* The first line of @path into @buf (no newline); 0 or -errno. */
+static int read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	int ok;
+
+	if (!f)
+		return -errno;
+	ok = fgets(buf, (int)len, f) != NULL;
+	fclose(f);
+	if (!ok)
+		return -EIO;
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+/* edu's address (0000:04:00.0) into @bdf; 0 or -ENODEV. */
+static int edu_bdf(char *bdf, size_t len)
+{
+	char path[512], v[32], d[32];
+	struct dirent *e;
+	DIR *dir = opendir(SVOD_SYSFS_DEVICES);
+	int ret = -ENODEV;
+
+	while (dir && ret && (e = readdir(dir))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), SVOD_SYSFS_DEVICES "/%s/vendor", e->d_name);
+		if (read_line(path, v, sizeof(v)))
+			continue;
+		snprintf(path, sizeof(path), SVOD_SYSFS_DEVICES "/%s/device", e->d_name);
+		if (read_line(path, d, sizeof(d)))
+			continue;
+		if (!strcmp(v, "0x1234") && !strcmp(d, "0x11e8")) {
+			snprintf(bdf, len, "%.31s", e->d_name);
+			ret = 0;
+		}
+	}
+	if (dir)
+		closedir(dir);
+	return ret;
+}
+
+/* @bdf's IOMMU group type ("DMA", ...) into @type; -ENOENT: no group. */
+static int group_type(const char *bdf, char *type, size_t len)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), SVOD_SYSFS_DEVICES "/%s/iommu_group/type", bdf);
+	return read_line(path, type, len);
+}
+
+static void test_mode(const char *mode, const char *edu)
+{
+	char bdfs[8][SVOD_NAME_LEN], type[32], what[512] = "";
+	int n = svod_devices(bdfs, 8), i, good = n > 0, strict = !strcmp(mode, "strict");
+	size_t used = 0;
+
+	for (i = -1; i < n; i++) {
+		const char *bdf = i < 0 ? edu : bdfs[i];
+		int ret = group_type(bdf, type, sizeof(type));
+
+		good &= strict ? !ret && !strcmp(type, "DMA") : ret == -ENOENT;
+		used += (size_t)snprintf(what + used, sizeof(what) - used, "%s%s %s",
+					 i < 0 ? "" : ", ", bdf, ret ? "no group" : type);
+		if (used >= sizeof(what))
+			break;
+	}
+	tap_ok(good, "iommu_is_the_rigs (SVOD_IOMMU=%s: %s)", mode, what);
+}
+
+static void test_wrong(const char *mode, const char *edu)
+{
+	struct svod_p2p_req r = { .op = SVOD_P2P_WRONG, .length = WRONG_LEN, .seed = 5 };
+	int strict = !strcmp(mode, "strict"), kfd = ht_kmsg_open(), ctl, ret, i, faults = 0;
+	char needle[64];
+
+	/* The IOMMU names the requester by bus:device.function, no domain. */
+	snprintf(needle, sizeof(needle), "Request device [%s]", edu + 5);
+	ctl = open(CTL, O_RDWR | O_CLOEXEC);
+	if (strict)
+		ht_write_file("/dev/kmsg", "svod-expect-fault: begin t_iommu edu's wrong mapping");
+	ret = ctl < 0 ? -errno : ioctl(ctl, SVOD_P2P_IOCTL, &r) ? -errno : 0;
+	/* The fault is reported from the IOMMU's interrupt: wait up to 10 s. */
+	for (i = 0; kfd >= 0 && i < (strict ? 1000 : 100) && !faults; i++) {
+		faults = ht_kmsg_find(kfd, needle);
+		if (!faults)
+			usleep(10000);
+	}
+	if (strict)
+		ht_write_file("/dev/kmsg", "svod-expect-fault: end");
+	if (strict)
+		tap_ok(!ret && r.len == 0 && faults > 0,
+		       "wrong_mapping_is_an_iommu_fault (%s, %llu bytes landed, %d faults for %s)",
+		       ht_err(ret), (unsigned long long)r.len, faults, edu);
+	else
+		tap_ok(!ret && r.len == WRONG_LEN && faults == 0,
+		       "wrong_mapping_lands_without_an_iommu (%s, %llu bytes landed, %d faults)",
+		       ht_err(ret), (unsigned long long)r.len, faults);
+	if (ctl >= 0)
+		close(ctl);
+	if (kfd >= 0)
+		close(kfd);
+}
+
+int main(void)
+{
+	const char *mode = getenv("SVOD_IOMMU");
+	char edu[SVOD_NAME_LEN];
+	int i;
+
+	tap_plan(NR_CASES);
+	if (!mode || (strcmp(mode, "strict") && strcmp(mode, "off")) ||
+	    edu_bdf(edu, sizeof(edu))) {
+		tap_diag("SVOD_IOMMU=%s (the rig sets strict or off), edu %s", mode ? mode : "unset",
+			 edu_bdf(edu, sizeof(edu)) ? "missing" : edu);
+		for (i = 0; i < NR_CASES; i++)
+			tap_ok(0, "iommu case %d", i);
+		return tap_done();
+	}
+	test_mode(mode, edu);
+	test_wrong(mode, edu);
+	return tap_done();
+}
