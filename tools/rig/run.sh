@@ -61,7 +61,7 @@ if [ "$mode" = direct ]; then
 	# are not synced for the CPU before it is reported done shows old bytes.
 	iommu="intel_iommu=off swiotlb=force"
 	SVOD_IOMMU=off
-	SVOD_ONLY=${SVOD_ONLY:-t_p2p,t_iommu,t_async,t_stage,t_dmashare}
+	SVOD_ONLY=${SVOD_ONLY:-t_p2p,t_iommu,t_async,t_stage}
 fi
 append="$append $iommu SVOD_IOMMU=$SVOD_IOMMU"
 # Longer fuzzing and replays: these reach the guest's /init as environment.
@@ -90,7 +90,7 @@ timeout -s KILL "$timeout_s" qemu-system-x86_64 \
 	-machine q35,kernel-irqchip=split -accel tcg -cpu "$cpu" -smp 2 -m 1536 -no-reboot \
 	-display none -monitor none \
 	-kernel "$kernel" -initrd "$out/initramfs.cpio.gz" \
-	-append "console=ttyS0 panic=-1 kasan_multi_shot iomem=relaxed $append SVODRIG_MODE=$mode" \
+	-append "console=ttyS0 printk.time=1 panic=-1 kasan_multi_shot iomem=relaxed $append SVODRIG_MODE=$mode" \
 	-serial "file:$out/console.log" -serial "file:$out/harness.log" \
 	-device intel-iommu,intremap=on \
 	-device pcie-root-port,id=rp0,bus=pcie.0,addr=0x3,chassis=1,slot=1 \
@@ -104,6 +104,9 @@ timeout -s KILL "$timeout_s" qemu-system-x86_64 \
 	-object "memory-backend-file,id=shm1,mem-path=$out/ivshmem2.bin,size=16M,share=on" \
 	-device ivshmem-plain,memdev=shm1,bus=rp1 || rc=$?
 echo "run: guest ran $(( $(date +%s) - start )) s, qemu rc=$rc" >&2
+# Each harness program's wall time in the guest, longest first (figures only).
+sed -n 's/^svod-harness: end \(t_[a-z_0-9]*\) rc=[0-9]* (\([0-9]*\) s)/\2 \1/p' "$out/harness.log" |
+	sort -rn | awk '{ printf "run: %s %d s\n", $2, $1 }' >&2
 [ $rc = 137 ] && echo "run: QEMU killed at the ${timeout_s}s timeout" >&2
 
 python3 "$rig/judge.py" --mode "$mode" --suites "$(kunit_suites)" \
