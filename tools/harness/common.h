@@ -52,5 +52,6 @@ int64_t ht_fdinfo_value(pid_t pid, int fd, const char *key);
 int ht_touch(volatile uint8_t *p, int write);
 int ht_send_fd(int sock, int fd);
 int ht_recv_fd(int sock);
+int ht_open_without_dac_override(void);
 
 #endif /* SVOD_HARNESS_COMMON_H */
