@@ -468,7 +468,8 @@ static int svod_alloc_mappable(const struct svod_dev_tier *tier,
  *
  * Context: process context; takes @sf's lock, then the tier's.
  * Return: 0; -EINVAL for unknown flags, size 0 or an align that is not a
- * power of two; -ENOENT for an unknown tier; -EOPNOTSUPP for
+ * power of two; -ENOENT for an unknown tier; -EACCES if the file's opener
+ * may not use the tier (svod_dev_tier_may_use()); -EOPNOTSUPP for
  * SVOD_ALLOC_MAPPABLE in a tier whose BAR offset and base differ by other
  * than whole pages; -ENODEV if its device is gone; -EDQUOT beyond the
  * file's max_bytes in the tier; -ENOSPC if it does not fit; -EMFILE at the
@@ -491,8 +492,9 @@ int svod_alloc_ioctl(struct svod_file *sf, void *data)
 	tier = svod_dev_tier_get_by_id(req->tier);
 	if (!tier)
 		return -ENOENT;
-	ret = req->flags & SVOD_ALLOC_MAPPABLE ?
-	      svod_alloc_mappable(tier, &size, &align) : 0;
+	ret = svod_dev_tier_may_use(tier, sf->filp);
+	if (!ret && (req->flags & SVOD_ALLOC_MAPPABLE))
+		ret = svod_alloc_mappable(tier, &size, &align);
 	if (!ret) {
 		alloc = kzalloc(sizeof(*alloc), GFP_KERNEL_ACCOUNT);
 		hold = kzalloc(sizeof(*hold), GFP_KERNEL_ACCOUNT);

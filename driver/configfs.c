@@ -14,6 +14,7 @@
  *         <tier name>/          mkdir: a declared tier (at most 8)
  *           bar offset size     required
  *           base align          0 and 64 unless written
+ *           owner group mode    who may use it: 0, 0 and 0666 unless written
  *           reserved/
  *             <any name>/       mkdir: a reserved region (at most 8)
  *               base size       required
@@ -306,12 +307,107 @@ static ssize_t svod_cfs_tier_bar_store(struct config_item *item,
 }
 CONFIGFS_ATTR(svod_cfs_tier_, bar);
 
+/*
+ * Access attributes: owner and group are decimal ids of the initial user
+ * namespace, as ls -n shows them; mode is octal, as chmod(1) takes it.
+ * Applied at commit like every value, but in place: the tier stays.
+ */
+
+static ssize_t svod_cfs_tier_access_show(struct config_item *item, char *page,
+					 const char *fmt, size_t field)
+{
+	struct svod_cfs_tier *t = to_svod_cfs_tier(item);
+	ssize_t len;
+
+	mutex_lock(&t->cdev->lock);
+	len = sprintf(page, fmt, *(u32 *)((char *)&t->spec.access + field));
+	mutex_unlock(&t->cdev->lock);
+	return len;
+}
+
+/* Parses an id (@base 10) or a mode (@base 8, at most @max). */
+static ssize_t svod_cfs_tier_access_store(struct config_item *item,
+					  const char *page, size_t count,
+					  const char *attr, size_t field,
+					  unsigned int base, u32 max)
+{
+	struct svod_cfs_tier *t = to_svod_cfs_tier(item);
+	u32 val;
+	int ret;
+
+	ret = kstrtou32(page, base, &val);
+	if (!ret && val > max)
+		ret = -ERANGE;
+	if (ret) {
+		pr_info_ratelimited("svod: configfs: %s/%s: \"%*pE\" refused (%s): write %s\n",
+				    config_item_name(item), attr,
+				    (int)min_t(size_t, strcspn(page, "\n"), 32), page,
+				    ret == -ERANGE ? "ERANGE" : "EINVAL",
+				    base == 8 ? "an octal mode, 0 to 0777" :
+				    "a decimal id below 4294967295");
+		return ret;
+	}
+	mutex_lock(&t->cdev->lock);
+	*(u32 *)((char *)&t->spec.access + field) = val;
+	mutex_unlock(&t->cdev->lock);
+	return count;
+}
+
+static ssize_t svod_cfs_tier_owner_show(struct config_item *item, char *page)
+{
+	return svod_cfs_tier_access_show(item, page, "%u\n",
+					 offsetof(struct svod_tier_access, uid));
+}
+
+/* (u32)-1 is no id: chown(2) takes it as "unchanged". */
+static ssize_t svod_cfs_tier_owner_store(struct config_item *item,
+					 const char *page, size_t count)
+{
+	return svod_cfs_tier_access_store(item, page, count, "owner",
+					  offsetof(struct svod_tier_access, uid),
+					  10, U32_MAX - 1);
+}
+CONFIGFS_ATTR(svod_cfs_tier_, owner);
+
+static ssize_t svod_cfs_tier_group_show(struct config_item *item, char *page)
+{
+	return svod_cfs_tier_access_show(item, page, "%u\n",
+					 offsetof(struct svod_tier_access, gid));
+}
+
+static ssize_t svod_cfs_tier_group_store(struct config_item *item,
+					 const char *page, size_t count)
+{
+	return svod_cfs_tier_access_store(item, page, count, "group",
+					  offsetof(struct svod_tier_access, gid),
+					  10, U32_MAX - 1);
+}
+CONFIGFS_ATTR(svod_cfs_tier_, group);
+
+static ssize_t svod_cfs_tier_mode_show(struct config_item *item, char *page)
+{
+	return svod_cfs_tier_access_show(item, page, "%04o\n",
+					 offsetof(struct svod_tier_access, mode));
+}
+
+static ssize_t svod_cfs_tier_mode_store(struct config_item *item,
+					const char *page, size_t count)
+{
+	return svod_cfs_tier_access_store(item, page, count, "mode",
+					  offsetof(struct svod_tier_access, mode),
+					  8, 0777);
+}
+CONFIGFS_ATTR(svod_cfs_tier_, mode);
+
 static struct configfs_attribute *svod_cfs_tier_attrs[] = {
 	&svod_cfs_tier_attr_bar,
 	&svod_cfs_tier_attr_offset,
 	&svod_cfs_tier_attr_size,
 	&svod_cfs_tier_attr_base,
 	&svod_cfs_tier_attr_align,
+	&svod_cfs_tier_attr_owner,
+	&svod_cfs_tier_attr_group,
+	&svod_cfs_tier_attr_mode,
 	NULL,
 };
 
@@ -482,6 +578,7 @@ static struct config_group *svod_cfs_tier_make(struct config_group *group,
 	t->cdev = cdev;
 	strscpy(t->spec.name, name, sizeof(t->spec.name));
 	t->spec.align = SVOD_DEFAULT_ALIGN;
+	t->spec.access.mode = SVOD_TIER_DEFAULT_MODE;
 	INIT_LIST_HEAD(&t->regions);
 
 	mutex_lock(&cdev->lock);

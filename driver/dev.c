@@ -410,6 +410,8 @@ static void svod_dev_set_install(struct svod_dev *sdev, struct svod_dev_set *set
 		tier = set->keep[i] ? set->keep[i] : set->fresh[i];
 		if (set->fresh[i])
 			svod_dev_tier_publish(tier);
+		else
+			svod_dev_tier_set_access(tier, &set->specs[i].access);
 		list_move_tail(&tier->dev_node, &sdev->tiers);
 	}
 	svod_tier_seq_end();
@@ -550,6 +552,7 @@ int svod_dev_register(struct svod_dev *sdev, const struct svod_tier_spec *specs,
 	struct svod_tier_spec spec = {
 		.bar = SVOD_DEFAULT_BAR,
 		.align = SVOD_DEFAULT_ALIGN,
+		.access.mode = SVOD_TIER_DEFAULT_MODE,
 	};
 	u64 bar_len[PCI_STD_NUM_BARS];
 	int ret = 0;

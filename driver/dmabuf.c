@@ -550,7 +550,8 @@ void svod_export_ioctl_unwind(struct svod_file *sf, void *data)
  * Context: process context; takes @sf's lock and its account's.
  * Return: 0; -EINVAL for nonzero flags or an fd that is not a dma-buf;
  * -EBADF for an fd that is not open; -EXDEV for a dma-buf that svod did not
- * export; -ENODEV if its device is gone; -EMFILE at the file's max_handles;
+ * export; -EACCES if the file's opener may not use the allocation's tier
+ * (svod_dev_tier_may_use()); -ENODEV if its device is gone; -EMFILE at the file's max_handles;
  * -ENOMEM. Nothing changes on failure.
  */
 int svod_import_ioctl(struct svod_file *sf, void *data)
@@ -573,6 +574,9 @@ int svod_import_ioctl(struct svod_file *sf, void *data)
 	}
 	priv = dmabuf->priv;
 	alloc = priv->alloc;
+	ret = svod_dev_tier_may_use(alloc->tier, sf->filp);
+	if (ret)
+		goto put;
 	access = SVOD_ACCESS_READ;
 	if (dmabuf->file->f_mode & FMODE_WRITE)
 		access |= SVOD_ACCESS_WRITE;

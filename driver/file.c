@@ -107,6 +107,7 @@ int svod_open(struct inode *inode, struct file *filp)
 		return -ENOMEM;
 	}
 	mutex_init(&sf->lock);
+	sf->filp = filp;
 	sf->client_id = atomic64_inc_return(&svod_next_client_id);
 	svod_async_init(&sf->async, sf->client_id);
 	sf->pid = get_pid(task_tgid(current));

@@ -18,9 +18,12 @@
 struct svod_account;
 struct svod_allocation;
 struct svod_dev_tier;
+struct file;
 
 /**
  * struct svod_file - one open file of /dev/svod
+ * @filp: the file; its f_cred, the opener's credentials, decide which
+ *	tiers it may use (svod_dev_tier_may_use())
  * @lock: protects @handles
  * @handles: the file's handle table; objects are struct svod_hold
  * @acct: what the file is charged, per tier (alloc.h)
@@ -31,6 +34,7 @@ struct svod_dev_tier;
  * @async: the file's asynchronous transfers (async.c)
  */
 struct svod_file {
+	struct file *filp;
 	/* Protects @handles. */
 	struct mutex lock;
 	struct svod_handle_table handles;
@@ -42,7 +46,6 @@ struct svod_file {
 	struct svod_async async;
 };
 
-struct file;
 struct inode;
 struct seq_file;
 

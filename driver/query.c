@@ -19,13 +19,14 @@
 
 #include "core/range.h"
 #include "dev.h"
+#include "file.h"
 #include "ioctl.h"
 #include "tier.h"
 
 /* Larger elements than this are a mistake, not a newer ABI. */
 #define SVOD_TIER_INFO_SIZE_MAX	4096
 
-static void svod_tier_fill_info(struct svod_dev_tier *tier,
+static void svod_tier_fill_info(struct svod_dev_tier *tier, struct file *file,
 				struct svod_tier_info *info)
 {
 	const struct svod_tier_spec *spec = &tier->spec;
@@ -40,6 +41,8 @@ static void svod_tier_fill_info(struct svod_dev_tier *tier,
 	info->nr_reserved = spec->nr_reserved;
 	info->cpu_bytes = atomic64_read(&tier->stats.cpu_bytes);
 	info->dma_bytes = atomic64_read(&tier->stats.dma_bytes);
+	if (!svod_dev_tier_usable(tier, file))
+		info->flags |= SVOD_TIER_NO_ACCESS;
 
 	mutex_lock(&tier->lock);
 	if (tier->gone || READ_ONCE(tier->detached))
@@ -72,8 +75,12 @@ struct svod_query_tier {
 	struct svod_range_region reserved[SVOD_MAX_RESERVED];
 };
 
-/* A snapshot of every tier: @n described in @t, room for @cap. */
+/*
+ * A snapshot of every tier: @n described in @t, room for @cap, as the
+ * opener of @file may use them.
+ */
 struct svod_query_snap {
+	struct file *file;
 	u32 n;
 	u32 cap;
 	u32 nr_regions;
@@ -127,7 +134,7 @@ static int svod_query_walk(struct svod_query_snap *s)
 	for (id = 0; (tier = svod_dev_tier_next(&id)); id++) {
 		if (s->n < s->cap) {
 			qt = &s->t[s->n];
-			svod_tier_fill_info(tier, &qt->info);
+			svod_tier_fill_info(tier, s->file, &qt->info);
 			qt->info.first_reserved = s->nr_regions;
 			memcpy(qt->reserved, tier->spec.reserved,
 			       sizeof(qt->reserved));
@@ -201,7 +208,8 @@ static int svod_query_put(struct svod_query *q, const struct svod_query_snap *s)
 
 /**
  * svod_query_ioctl() - SVOD_IOCTL_QUERY
- * @sf: the file (unused: every file sees every tier)
+ * @sf: the file: every file sees every tier, marked SVOD_TIER_NO_ACCESS
+ *	where its opener may not use it
  * @data: struct svod_query; in: flags, nr_tiers, tier_info_size, tiers_ptr,
  *	nr_regions, regions_ptr; out: abi_version, nr_tiers, tier_info_size,
  *	nr_regions
@@ -221,7 +229,10 @@ static int svod_query_put(struct svod_query *q, const struct svod_query_snap *s)
  */
 int svod_query_ioctl(struct svod_file *sf, void *data)
 {
-	struct svod_query_snap s = { .cap = SVOD_MAX_DEV_TIERS };
+	struct svod_query_snap s = {
+		.file = sf->filp,
+		.cap = SVOD_MAX_DEV_TIERS,
+	};
 	struct svod_query *q = data;
 	int ret;
 

@@ -18,7 +18,7 @@
  *   svod_account.lock         one file's charges per tier (alloc.h); no
  *                             tier lock is taken inside it
  *   svod_dev_tier.io_sem      BAR access to one tier (read) vs. removal (write)
- *   svod_dev_tier.lock        one tier's allocator state and live list
+ *   svod_dev_tier.lock        one tier's allocator state, live list and access
  *   svod_mmap_sem             mmap offsets and their allocations (mmap.c);
  *                             also taken inside mm's mmap_lock (faults,
  *                             mmap()), and held around no user access

@@ -73,6 +73,31 @@ SVOD_TIER_STAT_ATTR(reserved_bytes, tier->core.reserved_bytes);
 SVOD_TIER_STAT_ATTR(nr_live, tier->core.nr_live);
 SVOD_TIER_STAT_ATTR(nr_free_spans, tier->core.nr_free_spans);
 
+/* Who may use the tier: changes at a commit that keeps the tier. */
+#define SVOD_TIER_ACCESS_ATTR(_name, _fmt, _field)			\
+static ssize_t _name##_show(struct device *dev,				\
+			    struct device_attribute *attr, char *buf)	\
+{									\
+	struct svod_tier_access access =				\
+		svod_dev_tier_access(svod_dev_to_tier(dev));		\
+									\
+	return sysfs_emit(buf, _fmt, access._field);			\
+}									\
+static DEVICE_ATTR_RO(_name)
+
+SVOD_TIER_ACCESS_ATTR(owner, "%u\n", uid);
+SVOD_TIER_ACCESS_ATTR(group, "%u\n", gid);
+SVOD_TIER_ACCESS_ATTR(mode, "%04o\n", mode);
+
+/* ALLOC and IMPORT calls the access refused, since the tier was made. */
+static ssize_t denied_show(struct device *dev, struct device_attribute *attr,
+			   char *buf)
+{
+	return sysfs_emit(buf, "%lld\n",
+			  atomic64_read(&svod_dev_to_tier(dev)->denied));
+}
+static DEVICE_ATTR_RO(denied);
+
 static struct attribute *svod_tier_attrs[] = {
 	&dev_attr_name.attr,
 	&dev_attr_device_base.attr,
@@ -85,6 +110,10 @@ static struct attribute *svod_tier_attrs[] = {
 	&dev_attr_reserved_bytes.attr,
 	&dev_attr_nr_live.attr,
 	&dev_attr_nr_free_spans.attr,
+	&dev_attr_owner.attr,
+	&dev_attr_group.attr,
+	&dev_attr_mode.attr,
+	&dev_attr_denied.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(svod_tier);

@@ -6,11 +6,16 @@
  * tier gone so nothing touches its BAR again). Which tiers a device has, and
  * when they are replaced, is dev.c's business.
  */
+#include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/ctype.h>
+#include <linux/fs.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/string.h>
+#include <linux/uidgid.h>
+#include <linux/user_namespace.h>
 #include <linux/wait_bit.h>
 
 #include <kunit/visibility.h>
@@ -90,7 +95,8 @@ EXPORT_SYMBOL_IF_KUNIT(svod_tier_spec_sort_reserved);
  * @b: the other
  *
  * Context: any context.
- * Return: true if every field (reserved regions in order) is the same.
+ * Return: true if every field (reserved regions in order) but the access is
+ * the same: who may use a tier is not what it is.
  */
 bool svod_tier_spec_equal(const struct svod_tier_spec *a,
 			  const struct svod_tier_spec *b)
@@ -103,6 +109,128 @@ bool svod_tier_spec_equal(const struct svod_tier_spec *a,
 		       a->nr_reserved * sizeof(a->reserved[0]));
 }
 EXPORT_SYMBOL_IF_KUNIT(svod_tier_spec_equal);
+
+/* Is @gid the fsgid of @cred or one of its supplementary groups? */
+static bool svod_cred_in_group(const struct cred *cred, kgid_t gid)
+{
+	const struct group_info *groups = cred->group_info;
+	int i;
+
+	if (gid_eq(cred->fsgid, gid))
+		return true;
+	for (i = 0; groups && i < groups->ngroups; i++) {
+		if (gid_eq(groups->gid[i], gid))
+			return true;
+	}
+	return false;
+}
+
+/**
+ * svod_tier_access_allows() - do a tier's permission bits let @cred use it?
+ * @access: the tier's owner, group and mode
+ * @cred: the credentials of the file's opener (file->f_cred)
+ *
+ * Judged as opening a device node O_RDWR is, without capabilities: the
+ * class @cred falls in is the owner's if its fsuid is @access->uid, else
+ * the group's if its fsgid or a supplementary group is @access->gid, else
+ * other; that class's bits must grant both read and write. Ids are those
+ * of the initial user namespace, so a process in a user namespace is
+ * judged by the ids it maps to there.
+ *
+ * Context: any context.
+ * Return: true if the bits grant it.
+ */
+bool svod_tier_access_allows(const struct svod_tier_access *access,
+			     const struct cred *cred)
+{
+	kuid_t uid = make_kuid(&init_user_ns, access->uid);
+	kgid_t gid = make_kgid(&init_user_ns, access->gid);
+	u32 bits = access->mode;
+
+	if (uid_eq(cred->fsuid, uid))
+		bits >>= 6;
+	else if (svod_cred_in_group(cred, gid))
+		bits >>= 3;
+	return (bits & 06) == 06;
+}
+EXPORT_SYMBOL_IF_KUNIT(svod_tier_access_allows);
+
+/**
+ * svod_dev_tier_access() - a tier's access, as it is now
+ * @tier: the tier
+ *
+ * Context: process context; takes @tier's lock.
+ * Return: a copy of its owner, group and mode.
+ */
+struct svod_tier_access svod_dev_tier_access(struct svod_dev_tier *tier)
+{
+	struct svod_tier_access access;
+
+	mutex_lock(&tier->lock);
+	access = tier->spec.access;
+	mutex_unlock(&tier->lock);
+	return access;
+}
+EXPORT_SYMBOL_IF_KUNIT(svod_dev_tier_access);
+
+/**
+ * svod_dev_tier_set_access() - change who may use a live tier
+ * @tier: the tier
+ * @access: its new owner, group and mode
+ *
+ * Applies to every ALLOC and IMPORT that checks after this returns;
+ * allocations and handles that exist keep working, as an open file
+ * survives chmod(2).
+ *
+ * Context: process context; svod_decl_lock held; takes @tier's lock.
+ */
+void svod_dev_tier_set_access(struct svod_dev_tier *tier,
+			      const struct svod_tier_access *access)
+{
+	lockdep_assert_held(&svod_decl_lock);
+	mutex_lock(&tier->lock);
+	tier->spec.access = *access;
+	mutex_unlock(&tier->lock);
+}
+
+/**
+ * svod_dev_tier_usable() - may the opener of @file use @tier?
+ * @tier: the tier
+ * @file: an open file of /dev/svod; its f_cred are judged, not the caller's
+ *
+ * The tier's permission bits (svod_tier_access_allows()), or else
+ * CAP_DAC_OVERRIDE of the opener in the initial user namespace, as for a
+ * device node.
+ *
+ * Context: process context; takes @tier's lock.
+ * Return: true if it may.
+ */
+bool svod_dev_tier_usable(struct svod_dev_tier *tier, struct file *file)
+{
+	struct svod_tier_access access = svod_dev_tier_access(tier);
+
+	return svod_tier_access_allows(&access, file->f_cred) ||
+	       file_ns_capable(file, &init_user_ns, CAP_DAC_OVERRIDE);
+}
+
+/**
+ * svod_dev_tier_may_use() - svod_dev_tier_usable(), a refusal counted
+ * @tier: the tier
+ * @file: an open file of /dev/svod
+ *
+ * For the calls that take memory of @tier (ALLOC, IMPORT); each refusal
+ * adds one to the tier's denied (sysfs).
+ *
+ * Context: process context; takes @tier's lock.
+ * Return: 0, or -EACCES.
+ */
+int svod_dev_tier_may_use(struct svod_dev_tier *tier, struct file *file)
+{
+	if (svod_dev_tier_usable(tier, file))
+		return 0;
+	atomic64_inc(&tier->denied);
+	return -EACCES;
+}
 
 /**
  * svod_dev_tier_create() - a new tier of a device, not yet published

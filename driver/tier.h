@@ -6,6 +6,7 @@
 #ifndef SVOD_TIER_H
 #define SVOD_TIER_H
 
+#include <linux/atomic.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -19,11 +20,29 @@
 #include "core/range.h"
 #include "stage.h"
 
+struct cred;
 struct device;
+struct file;
 struct svod_dev;
 
 /* Reserved regions one tier may have (not an ABI limit). */
 #define SVOD_MAX_RESERVED	8
+
+/* A tier's access when its declaration says nothing: everyone, as before. */
+#define SVOD_TIER_DEFAULT_MODE	0666
+
+/**
+ * struct svod_tier_access - who may use a tier, as a device node says it
+ * @uid: owner, a user id of the initial user namespace
+ * @gid: group, a group id of the initial user namespace
+ * @mode: permission bits, 0 to 0777; using the tier needs read and write
+ *	(svod_tier_may_use())
+ */
+struct svod_tier_access {
+	u32 uid;
+	u32 gid;
+	u32 mode;
+};
 
 /**
  * struct svod_tier_spec - one tier as an administrator declares it
@@ -36,6 +55,9 @@ struct svod_dev;
  * @nr_reserved: valid entries in @reserved
  * @reserved: reserved regions, in device addresses, inside the tier, sorted
  *	by base then size (svod_tier_spec_sort_reserved())
+ * @access: who may use the tier; not part of what the tier is
+ *	(svod_tier_spec_equal() ignores it): a new access is applied to the
+ *	live tier in place
  */
 struct svod_tier_spec {
 	char name[SVOD_NAME_LEN];
@@ -46,6 +68,7 @@ struct svod_tier_spec {
 	u64 align;
 	unsigned int nr_reserved;
 	struct svod_range_region reserved[SVOD_MAX_RESERVED];
+	struct svod_tier_access access;
 };
 
 /**
@@ -53,7 +76,7 @@ struct svod_tier_spec {
  * @ref: one reference for the device's tier set, one per allocation, one
  *	for the sysfs device, and short ones for lookups
  * @id: stable id in svod_tier_xa
- * @spec: the declaration
+ * @spec: the declaration; @spec.access changes under @lock (the rest never)
  * @device: NUL-terminated name of the PCI device that declared the tier
  * @sdev: the owning device; NULL once @gone
  * @dev: the tier's device in the class "svod" (svod/tier<id> under the
@@ -62,7 +85,7 @@ struct svod_tier_spec {
  * @io_sem: held for read around every access to the tier's BAR (scrub,
  *	STAGE, READ); held for write while the tier is retired, so the BAR is
  *	not touched once @gone is set
- * @lock: protects @core and @live; adding to @live needs @gone clear, and
+ * @lock: protects @core, @live and @spec.access; adding to @live needs @gone clear, and
  *	removing from it also needs @io_sem (read), so once @gone is set @live
  *	is stable for the writer of @io_sem
  * @gone: the device was removed or the tier was replaced; set with both
@@ -73,6 +96,7 @@ struct svod_tier_spec {
  * @core: the allocator
  * @live: live allocations (struct svod_allocation.tier_link)
  * @stats: bytes moved by each staging engine (atomics)
+ * @denied: ALLOC and IMPORT calls refused by @spec.access (atomic)
  * @async_lock: protects @async_active, @importers and @async_closed
  * @async_active: asynchronous transfers touching the BAR now (async.c),
  *	which take neither @io_sem nor @lock: they signal dma_fences, and
@@ -92,13 +116,14 @@ struct svod_dev_tier {
 	struct list_head dev_node;
 	/* Protects BAR access (read) against retirement (write). */
 	struct rw_semaphore io_sem;
-	/* Protects @core and @live. */
+	/* Protects @core, @live and @spec.access. */
 	struct mutex lock;
 	bool gone;
 	bool detached;
 	struct svod_range core;
 	struct list_head live;
 	struct svod_stage_stats stats;
+	atomic64_t denied;
 	/* Protects @async_active and @async_closed. */
 	spinlock_t async_lock;
 	unsigned int async_active;
@@ -113,6 +138,13 @@ bool svod_tier_name_valid(const char *name);
 void svod_tier_spec_sort_reserved(struct svod_tier_spec *spec);
 bool svod_tier_spec_equal(const struct svod_tier_spec *a,
 			  const struct svod_tier_spec *b);
+bool svod_tier_access_allows(const struct svod_tier_access *access,
+			     const struct cred *cred);
+struct svod_tier_access svod_dev_tier_access(struct svod_dev_tier *tier);
+void svod_dev_tier_set_access(struct svod_dev_tier *tier,
+			      const struct svod_tier_access *access);
+bool svod_dev_tier_usable(struct svod_dev_tier *tier, struct file *file);
+int svod_dev_tier_may_use(struct svod_dev_tier *tier, struct file *file);
 
 struct svod_dev_tier *svod_dev_tier_create(struct svod_dev *sdev,
 					   const struct svod_tier_spec *spec);

@@ -89,6 +89,7 @@ static struct svod_tier_spec spec(const char *name, unsigned int bar,
 		.offset = offset,
 		.size = size,
 		.align = SVOD_DEFAULT_ALIGN,
+		.access.mode = SVOD_TIER_DEFAULT_MODE,
 	};
 
 	strscpy(s.name, name, sizeof(s.name));

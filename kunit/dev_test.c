@@ -5,7 +5,8 @@
  * is zeroed before it is published, its reserved regions excepted, and a
  * refused set zeroes nothing; a new set replaces the old
  * atomically (replaced tiers gone, unchanged ones kept); a tier with
- * a live allocation is never replaced and a refused set changes nothing;
+ * a live allocation is never replaced and a refused set changes nothing,
+ * but a set changing only its owner, group and mode keeps it, in place;
  * removal revokes mappings, zeroes live ranges and fails later calls with
  * -ENODEV.
  */
@@ -26,7 +27,8 @@
 
 static void spec_set(struct svod_tier_spec *s, const char *name, u64 offset, u64 size)
 {
-	*s = (struct svod_tier_spec){ .bar = 2, .offset = offset, .size = size, .align = 64 };
+	*s = (struct svod_tier_spec){ .bar = 2, .offset = offset, .size = size, .align = 64,
+				    .access.mode = SVOD_TIER_DEFAULT_MODE };
 	strscpy(s->name, name, sizeof(s->name));
 }
 
@@ -143,6 +145,32 @@ static void busy_tier_refused_set_unchanged(struct kunit *test)
 	svod_dev_tier_put(tier);
 }
 
+static void access_change_keeps_busy_tier(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test, BAR_LEN);
+	struct svod_dev_tier *tier = fake_dev_tier(test, fd, 0);
+	struct svod_tier_spec *set = specs_alloc(test);
+	struct svod_tier_access now;
+	struct file *filp;
+	struct svod_file *sf = fake_file_open(test, &filp);
+	struct svod_resolve r;
+	u64 h;
+
+	h = fake_alloc(test, sf, tier->id, SZ_4K, 0, NULL);
+	KUNIT_ASSERT_EQ(test, 1, svod_dev_get_specs(&fd->sdev, set, SVOD_MAX_DEV_TIERS));
+	set[0].access = (struct svod_tier_access){ .uid = 1000, .gid = 4242, .mode = 0600 };
+	/* Who may use a tier is not what it is: kept, allocations and all. */
+	KUNIT_EXPECT_EQ(test, 0, svod_dev_set_tiers(&fd->sdev, set, 1, NULL));
+	KUNIT_EXPECT_FALSE(test, tier->gone);
+	KUNIT_EXPECT_EQ(test, 0, fake_resolve(sf, h, &r));
+	KUNIT_EXPECT_EQ(test, tier->id, r.tier);
+	now = svod_dev_tier_access(tier);
+	KUNIT_EXPECT_EQ(test, 1000U, now.uid);
+	KUNIT_EXPECT_EQ(test, 4242U, now.gid);
+	KUNIT_EXPECT_EQ(test, 0600U, now.mode);
+	svod_dev_tier_put(tier);
+}
+
 static void removal_revokes_zeroes_enodev(struct kunit *test)
 {
 	struct fake_dev *fd = fake_dev_add(test, BAR_LEN);
@@ -182,6 +210,7 @@ static struct kunit_case svod_dev_cases[] = {
 	KUNIT_CASE(new_tier_zeroed_but_reserved),
 	KUNIT_CASE(new_set_replaces_keeps_unchanged),
 	KUNIT_CASE(busy_tier_refused_set_unchanged),
+	KUNIT_CASE(access_change_keeps_busy_tier),
 	KUNIT_CASE(removal_revokes_zeroes_enodev),
 	{}
 };

@@ -5,6 +5,7 @@
 #include <kunit/resource.h>
 #include <kunit/test.h>
 #include <linux/atomic.h>
+#include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -191,8 +192,11 @@ bool fake_dev_holds(const struct fake_dev *fd, u64 off, u64 len, u8 byte)
 
 static void fake_file_free(struct kunit_resource *res)
 {
-	fake_file_close(res->data);
-	kfree(res->data);
+	struct file *f = res->data;
+
+	fake_file_close(f);
+	put_cred(f->f_cred);
+	kfree(f);
 }
 
 /**
@@ -208,7 +212,9 @@ struct svod_file *fake_file_open(struct kunit *test, struct file **filp)
 	struct file *f = kzalloc(sizeof(*f), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, f);
+	f->f_cred = get_current_cred();
 	if (svod_open(NULL, f)) {
+		put_cred(f->f_cred);
 		kfree(f);
 		KUNIT_ASSERT_FAILURE(test, "svod_open() failed");
 	}

@@ -5,9 +5,12 @@
  * reference; a lookup holds a reference; scrubbing zeroes exactly its range
  * through the BAR; retirement never waits for a transfer; an unbind waits
  * for an importer's vmap, and a vmap is refused once the tier is retiring.
+ * A tier's access is judged as a device node's, by the one class the
+ * credentials fall in, needing read and write.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
+#include <linux/cred.h>
 #include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/mutex.h>
@@ -180,6 +183,44 @@ static void unbind_waits_for_an_importers_vmap(struct kunit *test)
 	svod_dev_tier_put(tier);
 }
 
+static bool allows(u32 uid, u32 gid, u32 mode, const struct cred *cred)
+{
+	struct svod_tier_access access = { .uid = uid, .gid = gid, .mode = mode };
+
+	return svod_tier_access_allows(&access, cred);
+}
+
+static void access_judged_by_one_class(struct kunit *test)
+{
+	struct group_info *groups = groups_alloc(1);
+	struct cred cred = {
+		.fsuid = KUIDT_INIT(1000),
+		.fsgid = KGIDT_INIT(1000),
+	};
+
+	KUNIT_ASSERT_NOT_NULL(test, groups);
+	groups->gid[0] = KGIDT_INIT(4242);
+	cred.group_info = groups;
+
+	/* The default: everyone. */
+	KUNIT_EXPECT_TRUE(test, allows(0, 0, 0666, &cred));
+	/* Owner class: its bits alone, even if group or other would allow. */
+	KUNIT_EXPECT_TRUE(test, allows(1000, 0, 0600, &cred));
+	KUNIT_EXPECT_FALSE(test, allows(1000, 1000, 0466, &cred));
+	/* Group class: by fsgid, by a supplementary group. */
+	KUNIT_EXPECT_TRUE(test, allows(0, 1000, 0660, &cred));
+	KUNIT_EXPECT_TRUE(test, allows(0, 4242, 0660, &cred));
+	KUNIT_EXPECT_FALSE(test, allows(0, 4242, 0606, &cred));
+	/* Other class. */
+	KUNIT_EXPECT_FALSE(test, allows(0, 7, 0660, &cred));
+	KUNIT_EXPECT_TRUE(test, allows(0, 7, 0006, &cred));
+	/* Read and write both, as O_RDWR. */
+	KUNIT_EXPECT_FALSE(test, allows(0, 0, 0444, &cred));
+	KUNIT_EXPECT_FALSE(test, allows(0, 0, 0222, &cred));
+	KUNIT_EXPECT_FALSE(test, allows(1000, 0, 0, &cred));
+	put_group_info(groups);
+}
+
 static struct kunit_case svod_tier_cases[] = {
 	KUNIT_CASE(unpublished_unreachable_then_published),
 	KUNIT_CASE(create_refuses_bad_declaration),
@@ -187,6 +228,7 @@ static struct kunit_case svod_tier_cases[] = {
 	KUNIT_CASE(scrub_zeroes_exactly_its_range),
 	KUNIT_CASE(retire_refused_while_a_transfer_runs),
 	KUNIT_CASE(unbind_waits_for_an_importers_vmap),
+	KUNIT_CASE(access_judged_by_one_class),
 	{}
 };
 

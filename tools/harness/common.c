@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -904,4 +905,93 @@ int ht_touch(volatile uint8_t *p, int write)
 		(void)p[0];
 	sigaction(SIGBUS, &old, NULL);
 	return sig;
+}
+
+/**
+ * ht_send_fd() - pass a descriptor over a Unix socket (SCM_RIGHTS)
+ * @sock: one end of a socketpair
+ * @fd: the descriptor; the receiver gets a new one for the same open file
+ *
+ * Context: any thread.
+ * Return: 0, or -errno of sendmsg().
+ */
+int ht_send_fd(int sock, int fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = {};
+	char byte = 0;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	return sendmsg(sock, &msg, 0) == 1 ? 0 : -errno;
+}
+
+/**
+ * ht_recv_fd() - receive a descriptor ht_send_fd() sent
+ * @sock: the other end of the socketpair
+ *
+ * Context: any thread.
+ * Return: the new descriptor, or -1.
+ */
+int ht_recv_fd(int sock)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = {};
+	char byte;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *c;
+	int fd;
+
+	if (recvmsg(sock, &msg, 0) != 1)
+		return -1;
+	c = CMSG_FIRSTHDR(&msg);
+	if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+		return -1;
+	memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	return fd;
+}
+
+/**
+ * ht_open_without_dac_override() - /dev/svod opened by root without
+ *	CAP_DAC_OVERRIDE
+ *
+ * A forked child drops the capability, opens /dev/svod and passes the file
+ * back: the file's opener is judged by each tier's owner, group and mode
+ * as uid 0 (the owner class of a tier owned by 0, else group or other).
+ *
+ * Context: main thread; needs root.
+ * Return: the descriptor, or -1.
+ */
+int ht_open_without_dac_override(void)
+{
+	int sv[2], fd = -1;
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		return -1;
+	pid = fork();
+	if (!pid) {
+		close(sv[1]);
+		fd = ht_drop_cap(CAP_DAC_OVERRIDE) ? -1 : svod_open();
+		_exit(fd < 0 || ht_send_fd(sv[0], fd) ? 1 : 0);
+	}
+	close(sv[0]);
+	if (pid > 0)
+		fd = ht_recv_fd(sv[1]);
+	close(sv[1]);
+	if (pid > 0 && ht_wait_exit(pid) && fd >= 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Helpers shared by svod's guest harness programs: device and tier lookup,
- * the configfs tree of tier declarations, guard pages, a seeded PRNG, pipes, capabilities.
+ * the configfs tree of tier declarations, guard pages, a seeded PRNG, pipes, capabilities,
+ * descriptors passed over Unix sockets.
  */
 #ifndef SVOD_HARNESS_COMMON_H
 #define SVOD_HARNESS_COMMON_H
@@ -49,5 +50,8 @@ void ht_fill_xorshift(uint8_t *p, size_t len, uint32_t seed);
 int ht_pinned_pages(long long *out);
 int64_t ht_fdinfo_value(pid_t pid, int fd, const char *key);
 int ht_touch(volatile uint8_t *p, int write);
+int ht_send_fd(int sock, int fd);
+int ht_recv_fd(int sock);
+int ht_open_without_dac_override(void);
 
 #endif /* SVOD_HARNESS_COMMON_H */

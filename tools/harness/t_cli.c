@@ -328,6 +328,8 @@ static int tier_row_matches(const struct jv *r, const struct svod_tier_info *t)
 	       ju(r, "align") == t->align && ju(r, "reserved") == t->reserved_bytes &&
 	       ju(r, "free_spans") == t->nr_free_spans && jget(r, "use_pct") &&
 	       jget(r, "use_pct")->t == J_NUM && jget(r, "reserved_regions") &&
+	       !strcmp(js(r, "usable"), t->flags & SVOD_TIER_NO_ACCESS ? "no" : "yes") &&
+	       strlen(js(r, "mode")) == 4 && jget(r, "owner") && jget(r, "group") &&
 	       !strcmp(js(r, "state"), t->flags & SVOD_TIER_GONE ? "gone" : "ok");
 }
 
@@ -399,7 +401,7 @@ static void test_tiers_columns(const struct svod_tier_info *t)
 		head[w] = '\0';
 		svodctl_size_ref(t->capacity, cap, sizeof(cap));
 		tap_ok(st == 0 && !strcmp(head, "ID NAME DEVICE BASE CAPACITY USED USE% LARGEST "
-					   "LIVE ALIGN RESERVED STATE") && strstr(out, cap),
+					   "LIVE ALIGN RESERVED OWNER GROUP MODE STATE") && strstr(out, cap),
 		       "tiers_default_table_heading_and_human_sizes (%d: %s; %s)", st, head, cap);
 		tap_diag("svodctl tiers:\n%s", out);
 	}

@@ -3,7 +3,9 @@
  * t_fuzz: an ioctl fuzzer for a bounded time, and QUERY's snapshot.
  *
  * Phase 1 (5 s): one thread replaces the second device's tier set in a loop
- * (two sets: its default tier; two tiers "fzA" and "fzB") while another
+ * (two sets: its default tier; two tiers "fzA" and "fzB", each with an owner,
+ * group and mode drawn at random, and now and then the same two tiers again
+ * with another access: a commit that keeps them) while another
  * runs QUERY with a larger array than needed, prefilled with a sentinel.
  * Every reply must be one snapshot: each entry below the returned count
  * written, and the second device's tiers that are not gone exactly one of
@@ -13,7 +15,9 @@
  * with valid-looking and garbage arguments (wrong sizes and directions,
  * unknown commands and flags, nonzero pads, huge and overflowing offsets and
  * lengths, NULL, unmapped, read-only and concurrently unmapped buffers,
- * stale, forged and foreign handles, random PLAN events) on files that a
+ * stale, forged and foreign handles, random PLAN events; one thread's file
+ * is opened by root without CAP_DAC_OVERRIDE, so the tiers' random access
+ * refuses it now and then) on files that a
  * chaos thread closes, dup2()s over and reopens under them; forked children
  * stage in a loop and are SIGKILLed mid-call; the second device is
  * re-declared, unbound and rebound meanwhile. Invariants, one TAP line each:
@@ -25,7 +29,8 @@
  * for a core, so a loaded host does not count: the wall-clock times are
  * printed per ioctl as figures, not judged; that no call waits behind a
  * transfer is t_unbind_load's ordering check); every
- * declaration answers 0 or EBUSY; once every file is closed each tier's
+ * declaration answers 0 or EBUSY, and one changing only the access 0; once
+ * every file is closed each tier's
  * free bytes are back to their start. The seed is printed; SVOD_FUZZ_SEED
  * replays a run (thread interleavings differ, the argument streams do not).
  */
@@ -55,7 +60,7 @@
 #define BIG		(1u << 20)
 #define SENTINEL	0xa5a5a5a5u
 
-static char bdf0[SVOD_NAME_LEN], bdf1[SVOD_NAME_LEN], orig1[4096], set_b[512];
+static char bdf0[SVOD_NAME_LEN], bdf1[SVOD_NAME_LEN], orig1[4096];
 static char def1[SVOD_NAME_LEN];
 static int files[NR_FILES];
 static int stop_flag;
@@ -84,15 +89,34 @@ static int stopping(void)
 
 /* Phase 1 and the declaring thread of phase 2. */
 struct decl_state {
-	unsigned int commits, busy, bad, rebinds, unbind_fail;
+	unsigned int commits, busy, bad, rebinds, unbind_fail, access_kept;
 	int unbind;	/* also unbind and rebind now and then */
 	uint64_t seed;
 };
+
+/* Tiers fzA and fzB, with an owner, group and mode each drawn from @rng. */
+static void set_b_with_access(uint64_t *rng, char *buf, size_t len)
+{
+	static const unsigned int who[] = { 0, 4242, 5000 };
+	static const unsigned int modes[] = { 0666, 0660, 0606, 0600, 0066, 0 };
+	unsigned int o[2], g[2], m[2], t;
+
+	for (t = 0; t < 2; t++) {
+		o[t] = who[ht_rand(rng) % ARRAY_SIZE(who)];
+		g[t] = who[ht_rand(rng) % ARRAY_SIZE(who)];
+		m[t] = modes[ht_rand(rng) % ARRAY_SIZE(modes)];
+	}
+	snprintf(buf, len,
+		 "fzA bar=2 offset=0 size=0x800000 owner=%u group=%u mode=%o;"
+		 "fzB bar=2 offset=0x800000 size=0x800000 owner=%u group=%u mode=%o",
+		 o[0], g[0], m[0], o[1], g[1], m[1]);
+}
 
 static void *declare(void *arg)
 {
 	struct decl_state *d = arg;
 	unsigned int i = 0;
+	char text[512];
 	int ret;
 
 	while (!stopping()) {
@@ -105,12 +129,22 @@ static void *declare(void *arg)
 			d->rebinds++;
 			continue;
 		}
-		ret = svod_tiers_write(bdf1, i++ & 1 ? orig1 : set_b);
+		set_b_with_access(&d->seed, text, sizeof(text));
+		ret = svod_tiers_write(bdf1, i++ & 1 ? orig1 : text);
 		d->commits += !ret;
 		d->busy += ret == -EBUSY;
 		d->bad += ret && ret != -EBUSY;
 		if (ret)
 			tap_diag("declare: %s", ht_err(ret));
+		if (ret || !(i & 1) || ht_rand(&d->seed) % 2)
+			continue;
+		/* The same tiers, another access: kept, so never EBUSY. */
+		set_b_with_access(&d->seed, text, sizeof(text));
+		ret = svod_tiers_write(bdf1, text);
+		d->access_kept += !ret;
+		d->bad += ret != 0;
+		if (ret)
+			tap_diag("declare, access only: %s", ht_err(ret));
 	}
 	svod_tiers_write(bdf1, orig1);
 	return NULL;
@@ -170,8 +204,8 @@ static void phase_snapshot(uint64_t seed)
 	pthread_join(th, NULL);
 	__atomic_store_n(&stop_flag, 0, __ATOMIC_RELEASE);
 	tap_ok(replies > 0 && !torn && !mixed && !failed && d.commits > 4 && !d.bad,
-	       "query_is_one_snapshot_under_declarations (%u replies, %u commits: %u with unwritten entries, %u mixing sets, %u failed)",
-	       replies, d.commits, torn, mixed, failed);
+	       "query_is_one_snapshot_under_declarations (%u replies, %u commits, %u access only: %u with unwritten entries, %u mixing sets, %u failed)",
+	       replies, d.commits, d.access_kept, torn, mixed, failed);
 }
 
 /* Phase 2. */
@@ -197,7 +231,7 @@ static uint64_t published[NR_FUZZERS];
 static const int documented[] = {
 	0, -E2BIG, -EDQUOT, -EFAULT, -EINTR, -EINVAL, -EIO, -EMFILE, -ENODEV, -ENOENT,
 	-ENOMEM, -ENOSPC, -ENOTTY, -EOPNOTSUPP, -ERANGE, -ESTALE, -ETIMEDOUT, -EBADF,
-	-EAGAIN, -EFBIG, -ETIME,
+	-EAGAIN, -EFBIG, -ETIME, -EACCES,
 };
 
 static void check_errno(struct fuzzer *f, int ret)
@@ -594,7 +628,7 @@ static void phase_fuzz(uint64_t seed, unsigned int seconds)
 		memset(&fz[i], 0, sizeof(fz[i]));
 		fz[i].rng = seed + 0x9e3779b97f4a7c15ULL * (i + 1);
 		fz[i].me = i;
-		fz[i].own = ht_open();
+		fz[i].own = i ? ht_open() : ht_open_without_dac_override();
 		pthread_create(&fz[i].th, NULL, fuzz, &fz[i]);
 	}
 	pthread_create(&ch, NULL, chaos, &chaos_rng);
@@ -645,8 +679,8 @@ static void phase_fuzz(uint64_t seed, unsigned int seconds)
 	tap_ok(ks.reaped > 0, "fuzz_children_killed_mid_call_reaped (%u)", ks.reaped);
 	if (bdf1[0])
 		tap_ok(!d.bad && !d.unbind_fail && d.commits + d.busy > 0,
-		       "fuzz_declarations_0_or_ebusy_unbind_rebind_ok (%u commits, %u EBUSY, %u rebinds)",
-		       d.commits, d.busy, d.rebinds);
+		       "fuzz_declarations_0_or_ebusy_unbind_rebind_ok (%u commits, %u EBUSY, %u access only, %u rebinds)",
+		       d.commits, d.busy, d.access_kept, d.rebinds);
 	else
 		tap_skip("one device", "fuzz_declarations_0_or_ebusy_unbind_rebind_ok");
 }
@@ -682,8 +716,6 @@ int main(void)
 	    !svod_decl_parse(orig1, &d)) {
 		memcpy(bdf1, bdfs[1], sizeof(bdf1));
 		memcpy(def1, d.name, sizeof(def1));
-		snprintf(set_b, sizeof(set_b),
-			 "fzA bar=2 offset=0 size=0x800000;fzB bar=2 offset=0x800000 size=0x800000");
 	}
 	free0 = free_of(fd, bdf0);
 	if (bdf1[0])

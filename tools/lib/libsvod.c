@@ -946,14 +946,49 @@ static int svod_parse_reserved(const char *s, const char *stop,
 	}
 }
 
+/*
+ * An id (@base 10: digits only, below 2^32 - 1) or a mode (@base 8: octal
+ * digits only, at most 0777) in s[0..end), as the driver's configfs takes it.
+ */
+static int svod_parse_access(const char *s, const char *end, unsigned int base,
+			     uint32_t *val)
+{
+	uint64_t v = 0;
+	const char *p;
+
+	if (s == end || end - s > 11)
+		return -EINVAL;
+	for (p = s; p < end; p++) {
+		if (*p < '0' || *p >= '0' + (int)base)
+			return -EINVAL;
+		v = v * base + (uint64_t)(*p - '0');
+	}
+	if (v > (base == 8 ? 0777 : UINT32_MAX - 1))
+		return -ERANGE;
+	*val = (uint32_t)v;
+	return 0;
+}
+
+/* The access @src says: its own, or the default if it has none. */
+static void svod_decl_access(const struct svod_tier_decl *src, uint32_t *owner,
+			     uint32_t *group, uint32_t *mode)
+{
+	*owner = src->has_access ? src->owner : 0;
+	*group = src->has_access ? src->group : 0;
+	*mode = src->has_access ? src->mode : SVOD_DECL_DEFAULT_MODE;
+}
+
 /**
  * svod_decl_parse() - parse one tier line
- * @line: "<name> bar=<n> offset=.. size=.. base=.. align=.. [reserved=..]",
- *	ended by NUL, newline or ';'
+ * @line: "<name> bar=<n> offset=.. size=.. base=.. align=.. [reserved=..]
+ *	[owner=<uid>] [group=<gid>] [mode=<octal>]", ended by NUL, newline
+ *	or ';'
  * @decl: out: the parsed tier
  *
  * bar, offset and size must be present; base defaults to 0, align to 64
- * (as in the driver); no key may appear twice. Numbers are
+ * (as in the driver); owner, group and mode to 0, 0 and 0666 (owner and
+ * group decimal ids, mode octal digits, at most 0777: the driver's
+ * configfs forms); no key may appear twice. Numbers are
  * svod_parse_size()'s. No value is range-checked here beyond what the
  * grammar and the fields hold: that is the driver's job (a test may want to
  * send nonsense on purpose).
@@ -965,7 +1000,8 @@ static int svod_parse_reserved(const char *s, const char *stop,
 int svod_decl_parse(const char *line, struct svod_tier_decl *decl)
 {
 	static const char *const keys[] = {
-		"bar=", "offset=", "size=", "base=", "align=", "reserved="
+		"bar=", "offset=", "size=", "base=", "align=", "reserved=",
+		"owner=", "group=", "mode="
 	};
 	size_t len = strcspn(line, "\n;");
 	const char *p = line, *stop = line + len, *tok_end;
@@ -976,6 +1012,7 @@ int svod_decl_parse(const char *line, struct svod_tier_decl *decl)
 
 	memset(decl, 0, sizeof(*decl));
 	decl->align = SVOD_DECL_DEFAULT_ALIGN;
+	decl->mode = SVOD_DECL_DEFAULT_MODE;
 	while (p < stop && (*p == ' ' || *p == '\t'))
 		p++;
 	n = strcspn(p, " \t\n;");
@@ -1000,6 +1037,17 @@ int svod_decl_parse(const char *line, struct svod_tier_decl *decl)
 			ret = svod_parse_reserved(p, tok_end, decl);
 			if (ret)
 				return ret;
+			p = tok_end;
+			continue;
+		}
+		if (k >= 6) {
+			uint32_t *field = k == 6 ? &decl->owner :
+					  k == 7 ? &decl->group : &decl->mode;
+
+			ret = svod_parse_access(p, tok_end, k == 8 ? 8 : 10, field);
+			if (ret)
+				return ret;
+			decl->has_access = 1;
 			p = tok_end;
 			continue;
 		}
@@ -1073,14 +1121,17 @@ int svod_decl_parse_set(const char *text, struct svod_tier_decl *decls,
  * @buf: out: the line, NUL-terminated, without a newline
  * @len: bytes at @buf
  *
+ * owner, group and mode are printed only when they differ from the default
+ * (0, 0, 0666), so a line without them reads back the same.
+ *
  * Context: any thread.
  * Return: the line's length, or -ENOSPC if @buf is too small, -EINVAL if
  * @decl has more than SVOD_MAX_RESERVED reserved regions.
  */
 int svod_decl_format(const struct svod_tier_decl *decl, char *buf, size_t len)
 {
+	uint32_t i, owner, group, mode;
 	size_t pos;
-	uint32_t i;
 	int n;
 
 	if (decl->nr_reserved > SVOD_MAX_RESERVED)
@@ -1097,6 +1148,14 @@ int svod_decl_format(const struct svod_tier_decl *decl, char *buf, size_t len)
 		n = snprintf(buf + pos, len - pos, "%s0x%" PRIx64 "+0x%" PRIx64,
 			     i ? "," : " reserved=", (uint64_t)decl->reserved[i].base,
 			     (uint64_t)decl->reserved[i].size);
+		if (n < 0 || (size_t)n >= len - pos)
+			return -ENOSPC;
+		pos += (size_t)n;
+	}
+	svod_decl_access(decl, &owner, &group, &mode);
+	if (owner || group || mode != SVOD_DECL_DEFAULT_MODE) {
+		n = snprintf(buf + pos, len - pos, " owner=%" PRIu32 " group=%" PRIu32 " mode=%04" PRIo32,
+			     owner, group, mode);
 		if (n < 0 || (size_t)n >= len - pos)
 			return -ENOSPC;
 		pos += (size_t)n;
@@ -1188,6 +1247,50 @@ static int svod_cfs_read_u64(const char *dir, const char *file, uint64_t *val)
 	return svod_parse_value(buf, val);
 }
 
+/*
+ * A tier's owner, group and mode from @dir (its configfs directory or its
+ * sysfs device): decimal ids, an octal mode.
+ */
+static int svod_read_access(const char *dir, struct svod_tier_decl *d)
+{
+	static const char *const files[] = { "owner", "group", "mode" };
+	uint32_t *fields[] = { &d->owner, &d->group, &d->mode };
+	char path[512], buf[32];
+	unsigned int i;
+	size_t len;
+	int ret;
+
+	for (i = 0; i < 3; i++) {
+		ret = svod_path(path, sizeof(path), "%s/%s", dir, files[i]);
+		if (!ret)
+			ret = svod_sysfs_read(path, buf, sizeof(buf));
+		if (ret < 0)
+			return ret;
+		len = strcspn(buf, "\n");
+		ret = svod_parse_access(buf, buf + len, i == 2 ? 8 : 10, fields[i]);
+		if (ret)
+			return ret;
+	}
+	d->has_access = d->owner || d->group || d->mode != SVOD_DECL_DEFAULT_MODE;
+	return 0;
+}
+
+/* Writes @d's access (the default if it has none) into configfs @dir. */
+static int svod_cfs_write_access(const char *dir, const struct svod_tier_decl *d)
+{
+	uint32_t owner, group, mode;
+	char path[512], buf[32];
+	int ret;
+
+	svod_decl_access(d, &owner, &group, &mode);
+	snprintf(buf, sizeof(buf), "%" PRIu32, owner);
+	ret = svod_path(path, sizeof(path), "%s/owner", dir) ?: svod_sysfs_write(path, buf);
+	snprintf(buf, sizeof(buf), "%" PRIu32, group);
+	ret = ret ?: svod_path(path, sizeof(path), "%s/group", dir) ?: svod_sysfs_write(path, buf);
+	snprintf(buf, sizeof(buf), "%04" PRIo32, mode);
+	return ret ?: svod_path(path, sizeof(path), "%s/mode", dir) ?: svod_sysfs_write(path, buf);
+}
+
 static int svod_cfs_write_u64(const char *dir, const char *file, uint64_t val)
 {
 	char path[512], buf[32];
@@ -1265,6 +1368,8 @@ static int svod_cfs_read_tier(const char *tiers, const char *name,
 		ret = svod_cfs_read_u64(dir, "base", &d->base);
 	if (!ret)
 		ret = svod_cfs_read_u64(dir, "align", &d->align);
+	if (!ret)
+		ret = svod_read_access(dir, d);
 	if (!ret && bar > UINT32_MAX)
 		ret = -EINVAL;
 	d->bar = (uint32_t)bar;
@@ -1343,7 +1448,7 @@ int svod_declared_read(const char *bdf, struct svod_tier_decl *decls, unsigned i
 }
 
 /*
- * The BAR and BAR offset of @bdf's live tier @id, from its sysfs device,
+ * The BAR, BAR offset and access of @bdf's live tier @id, from its sysfs device,
  * <bdf>/svod/tier<id>/.
  */
 static int svod_sysfs_tier_place(const char *bdf, uint32_t id, struct svod_tier_decl *d)
@@ -1354,7 +1459,8 @@ static int svod_sysfs_tier_place(const char *bdf, uint32_t id, struct svod_tier_
 
 	if (svod_path(dir, sizeof(dir), SVOD_SYSFS_DEVICES "/%s/svod/tier%" PRIu32, bdf, id))
 		return -ENAMETOOLONG;
-	ret = svod_cfs_read_u64(dir, "bar", &bar) ?: svod_cfs_read_u64(dir, "bar_offset", &d->offset);
+	ret = svod_cfs_read_u64(dir, "bar", &bar) ?: svod_cfs_read_u64(dir, "bar_offset", &d->offset) ?:
+	      svod_read_access(dir, d);
 	if (!ret && bar > UINT32_MAX)
 		ret = -EINVAL;
 	d->bar = (uint32_t)bar;
@@ -1475,6 +1581,8 @@ static int svod_cfs_stage_tier(const char *tiers, const struct svod_tier_decl *d
 		ret = svod_cfs_write_u64(dir, "base", d->base);
 	if (!ret)
 		ret = svod_cfs_write_u64(dir, "align", d->align);
+	if (!ret)
+		ret = svod_cfs_write_access(dir, d);
 	for (i = 0; !ret && i < d->nr_reserved && i < SVOD_MAX_RESERVED; i++) {
 		ret = svod_path(rdir, sizeof(rdir), "%s/reserved/%u", dir, i);
 		if (!ret && mkdir(rdir, 0755) && errno != EEXIST)

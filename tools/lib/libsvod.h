@@ -40,6 +40,9 @@ extern "C" {
 /* The driver's default alignment when a declaration gives none. */
 #define SVOD_DECL_DEFAULT_ALIGN	64
 
+/* A tier's access when a declaration gives none: owner 0, group 0, 0666. */
+#define SVOD_DECL_DEFAULT_MODE	0666
+
 /* Reserved regions one declared tier may have (the driver's limit, not ABI). */
 #define SVOD_MAX_RESERVED	8
 
@@ -149,6 +152,11 @@ const char *svod_size_forms(void);
  * @nr_reserved: valid entries in @reserved
  * @reserved: reserved regions (device addresses), in the line's order (read
  *	back, live or declared: sorted by base, then size)
+ * @has_access: @owner, @group and @mode say who may use the tier; 0 (as a
+ *	zeroed struct has it) means the default, 0, 0 and 0666
+ * @owner: user id of the initial user namespace
+ * @group: group id of the initial user namespace
+ * @mode: permission bits, 0 to 0777
  */
 struct svod_tier_decl {
 	char name[SVOD_NAME_LEN];
@@ -159,6 +167,10 @@ struct svod_tier_decl {
 	uint64_t align;
 	uint32_t nr_reserved;
 	struct svod_region reserved[SVOD_MAX_RESERVED];
+	uint32_t has_access;
+	uint32_t owner;
+	uint32_t group;
+	uint32_t mode;
 };
 
 int svod_decl_parse(const char *line, struct svod_tier_decl *decl);

@@ -54,6 +54,32 @@ static void test_decl_round_trip(void)
 	      "decl_parse_defaults_base_0_align_64");
 }
 
+static void test_decl_access(void)
+{
+	const char *line = "s bar=2 offset=0x0 size=0x1000 base=0x0 align=64 "
+			   "owner=0 group=4242 mode=0660";
+	struct svod_tier_decl d;
+	char buf[SVOD_DECL_LINE_MAX];
+
+	check(svod_decl_parse("t bar=2 offset=0 size=1", &d) == 0 && !d.has_access &&
+	      svod_decl_format(&d, buf, sizeof(buf)) > 0 && !strstr(buf, "mode="),
+	      "decl_default_access_not_printed");
+	check(svod_decl_parse(line, &d) == 0 && d.has_access && d.owner == 0 &&
+	      d.group == 4242 && d.mode == 0660 &&
+	      svod_decl_format(&d, buf, sizeof(buf)) == (int)strlen(line) && !strcmp(buf, line),
+	      "decl_access_round_trip");
+	check(svod_decl_parse("t bar=2 offset=0 size=1 mode=660", &d) == 0 && d.mode == 0660 &&
+	      d.owner == 0 && d.group == 0, "decl_mode_alone_others_default");
+	check(svod_decl_parse("t bar=2 offset=0 size=1 mode=1000", &d) == -ERANGE &&
+	      svod_decl_parse("t bar=2 offset=0 size=1 mode=8", &d) == -EINVAL &&
+	      svod_decl_parse("t bar=2 offset=0 size=1 owner=0x10", &d) == -EINVAL &&
+	      svod_decl_parse("t bar=2 offset=0 size=1 group=-1", &d) == -EINVAL &&
+	      svod_decl_parse("t bar=2 offset=0 size=1 owner=4294967295", &d) == -ERANGE &&
+	      svod_decl_parse("t bar=2 offset=0 size=1 mode=", &d) == -EINVAL &&
+	      svod_decl_parse("t bar=2 offset=0 size=1 mode=600 mode=600", &d) == -EINVAL,
+	      "decl_bad_access_einval_erange");
+}
+
 static void test_decl_malformed(void)
 {
 	static const char *const bad[] = {
@@ -206,6 +232,7 @@ int main(int argc, char **argv)
 	test_decl_round_trip();
 	test_decl_malformed();
 	test_decl_suffixes_and_sets();
+	test_decl_access();
 	test_errno_names();
 	test_syscall_errors();
 	return failed;

@@ -40,9 +40,10 @@ struct svodctl_cmd {
 
 static const struct svodctl_cmd cmds[] = {
 	{ "tiers", svodctl_cmd_tiers, "[--json] [-o COLUMNS] [--raw] [--noheadings]",
-	  "List every tier: id, name, device, base, capacity, usage, live allocations.\n"
-	  "\tColumns: ID NAME DEVICE BASE CAPACITY USED USE% FREE LARGEST SPANS LIVE\n"
-	  "\tALIGN RESERVED REGIONS CPU DMA STATE (-o +COL adds to the default)." },
+	  "List every tier: id, name, device, base, capacity, usage, live allocations,\n"
+	  "\twho may use it. Columns: ID NAME DEVICE BASE CAPACITY USED USE% FREE\n"
+	  "\tLARGEST SPANS LIVE ALIGN RESERVED REGIONS CPU DMA OWNER GROUP MODE USABLE\n"
+	  "\tSTATE (-o +COL adds to the default)." },
 	{ "top", svodctl_cmd_top,
 	  "[-d SECONDS [-c COUNT]] [--json] [-o COLUMNS] [--raw] [--noheadings]",
 	  "Show which processes hold which bytes (from /proc/*/fdinfo of /dev/svod,\n"
@@ -67,11 +68,12 @@ static const struct svodctl_cmd cmds[] = {
 	  "Show the live tiers of every device (or of BDF), or declare BDF's\n"
 	  "\ttiers as DECLARATION (lines or ';'-separated; '-' reads stdin):\n"
 	  "\t<name> bar=<n> offset=<off> size=<bytes> [base=<addr>] [align=<n>]\n"
-	  "\t[reserved=<base>+<size>,...]; numbers as below. Done in\n"
+	  "\t[reserved=<base>+<size>,...] [owner=<uid>] [group=<gid>] [mode=<octal>];\n"
+	  "\tnumbers as below, ids decimal, mode octal (default 0 0 0666). Done in\n"
 	  "\t" SVOD_CONFIGFS "/BDF/ (mkdir, rmdir, one value per file, commit):\n"
 	  "\tapplied at once if BDF is bound, else when it binds, and again at\n"
 	  "\tevery bind. Needs root. With an output option, a listing; columns:\n"
-	  "\tDEVICE NAME BAR OFFSET SIZE BASE ALIGN REGIONS." },
+	  "\tDEVICE NAME BAR OFFSET SIZE BASE ALIGN REGIONS OWNER GROUP MODE." },
 	{ "undeclare", svodctl_cmd_undeclare, "BDF",
 	  "Remove BDF's declaration from configfs: its live tiers stay until it\n"
 	  "\tbinds again, with its default tier. svod.ko cannot be unloaded while\n"
@@ -705,6 +707,9 @@ static const struct svodctl_col decl_cols[] = {
 	{ "BASE", "base", SVODCTL_HEX, SVODCTL_COL_DEFAULT },
 	{ "ALIGN", "align", SVODCTL_U64, SVODCTL_COL_DEFAULT },
 	{ "REGIONS", "reserved_regions", SVODCTL_STR, SVODCTL_COL_DEFAULT },
+	{ "OWNER", "owner", SVODCTL_U64, 0 },
+	{ "GROUP", "group", SVODCTL_U64, 0 },
+	{ "MODE", "mode", SVODCTL_STR, 0 },
 };
 
 /* The declared tiers of @nr devices as a listing (declare with -o/--json/...). */
@@ -747,6 +752,11 @@ static int declare_list(char (*bdfs)[SVOD_NAME_LEN], int nr, const struct svodct
 							(uint64_t)decls[k].reserved[r].base,
 							(uint64_t)decls[k].reserved[r].size);
 			svodctl_cell_str(&c[7], list);
+			svodctl_cell_u64(&c[8], decls[k].has_access ? decls[k].owner : 0);
+			svodctl_cell_u64(&c[9], decls[k].has_access ? decls[k].group : 0);
+			snprintf(list, sizeof(list), "%04" PRIo32,
+				 decls[k].has_access ? decls[k].mode : SVOD_DECL_DEFAULT_MODE);
+			svodctl_cell_str(&c[10], list);
 		}
 	}
 	svodctl_table_print(&tbl, o);

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * `svodctl tiers`: one row per tier from SVOD_IOCTL_QUERY, as a table, --raw
- * or --json (table.c; the columns and JSON keys are documented in
- * svodctl(1)).
+ * `svodctl tiers`: one row per tier from SVOD_IOCTL_QUERY (its owner, group
+ * and mode from the tier's sysfs device), as a table, --raw or --json
+ * (table.c; the columns and JSON keys are documented in svodctl(1)).
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "svodctl.h"
 
@@ -28,11 +29,47 @@ static const struct svodctl_col tier_cols[] = {
 	{ "REGIONS", "reserved_regions", SVODCTL_STR, 0 },
 	{ "CPU", "cpu_bytes", SVODCTL_SIZE, 0 },
 	{ "DMA", "dma_bytes", SVODCTL_SIZE, 0 },
+	{ "OWNER", "owner", SVODCTL_U64, SVODCTL_COL_DEFAULT },
+	{ "GROUP", "group", SVODCTL_U64, SVODCTL_COL_DEFAULT },
+	{ "MODE", "mode", SVODCTL_STR, SVODCTL_COL_DEFAULT },
+	{ "USABLE", "usable", SVODCTL_STR, 0 },
 	{ "STATE", "state", SVODCTL_STR, SVODCTL_COL_DEFAULT },
 };
 
 enum { TC_ID, TC_NAME, TC_DEVICE, TC_BASE, TC_CAP, TC_USED, TC_PCT, TC_FREE, TC_LARGEST,
-	TC_SPANS, TC_LIVE, TC_ALIGN, TC_RESV, TC_REGIONS, TC_CPU, TC_DMA, TC_STATE };
+	TC_SPANS, TC_LIVE, TC_ALIGN, TC_RESV, TC_REGIONS, TC_CPU, TC_DMA, TC_OWNER, TC_GROUP,
+	TC_MODE, TC_USABLE, TC_STATE };
+
+/* One value of tier @id's sysfs device, its newline dropped; 0 or -errno. */
+static int tier_sysfs(uint32_t id, const char *attr, char *buf, size_t len)
+{
+	char path[128];
+	FILE *f;
+	int ret = 0;
+
+	snprintf(path, sizeof(path), "/sys/class/svod/tier%" PRIu32 "/%s", id, attr);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	if (!fgets(buf, (int)len, f))
+		ret = -EIO;
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	return ret;
+}
+
+/* The tier's owner, group and mode; left empty (null) where sysfs has none. */
+static void tier_access(struct svodctl_cell *c, uint32_t id)
+{
+	char buf[32];
+
+	if (!tier_sysfs(id, "owner", buf, sizeof(buf)))
+		svodctl_cell_u64(&c[TC_OWNER], strtoull(buf, NULL, 10));
+	if (!tier_sysfs(id, "group", buf, sizeof(buf)))
+		svodctl_cell_u64(&c[TC_GROUP], strtoull(buf, NULL, 10));
+	if (!tier_sysfs(id, "mode", buf, sizeof(buf)))
+		svodctl_cell_str(&c[TC_MODE], buf);
+}
 
 /* One row of the tier listing. */
 static void tier_row(struct svodctl_cell *c, const struct svod_tier_info *t,
@@ -69,6 +106,8 @@ static void tier_row(struct svodctl_cell *c, const struct svod_tier_info *t,
 	svodctl_cell_str(&c[TC_REGIONS], list);
 	svodctl_cell_u64(&c[TC_CPU], t->cpu_bytes);
 	svodctl_cell_u64(&c[TC_DMA], t->dma_bytes);
+	tier_access(c, t->id);
+	svodctl_cell_str(&c[TC_USABLE], t->flags & SVOD_TIER_NO_ACCESS ? "no" : "yes");
 	svodctl_cell_str(&c[TC_STATE], t->flags & SVOD_TIER_GONE ? "gone" : "ok");
 }
 

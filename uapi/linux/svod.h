@@ -43,6 +43,11 @@ struct svod_region {
 
 /* svod_tier_info.flags */
 #define SVOD_TIER_GONE		_BITUL(0)	/* device removed: calls fail with -ENODEV */
+/*
+ * The opener of the file asking may not use the tier (its owner, group and
+ * mode, Documentation/uapi.rst "Access"): ALLOC and IMPORT fail with -EACCES.
+ */
+#define SVOD_TIER_NO_ACCESS	_BITUL(1)
 
 /**
  * struct svod_tier_info - one tier, as reported by SVOD_IOCTL_QUERY
