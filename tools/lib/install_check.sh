@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT OR GPL-2.0
 # install_check.sh: `make -C tools install` into a DESTDIR with PREFIX=/opt/svod,
 # then build a C and a C++ program against the installed libsvod with
 # `pkg-config --cflags --libs svod` only (PKG_CONFIG_SYSROOT_DIR maps the

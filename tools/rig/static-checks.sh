@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Static checks, one verdict line each: svod.ko builds on Debian's stock
 # headers, and svod.ko with svod_test.ko on the test kernel (the only one
 # with KUnit, and every option of kunit/.kunitconfig), with W=1 and no
