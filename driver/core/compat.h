@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * svod core shim: the core (range allocator, handle table, TLSF, planner)
  * builds unchanged in the kernel and in userspace (tools/core, tools/plan,

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * svod handle tables: slots with generations, and the registry of owner
  * tags that makes a handle of one table never resolve in another.

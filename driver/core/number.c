@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * svod's one number grammar (number.h): the parser the kernel's configfs
  * and libsvod share. The unit is taken from the end of the text first, so

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * svod's one number grammar: every size, offset, address or count a person
  * types to svod, in configfs (the kernel), libsvod and svodctl (this file

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * svod planner: checks and pairs the event list, runs the reference TLSF
  * (tlsf.c) and, for SVOD_PLAN_BEST, skyline passes: the buffers are

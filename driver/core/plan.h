@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * svod planner: an event list (alloc id size align / free id) in, one arena
  * offset per alloc, the peak and the lower bound out. Two strategies:

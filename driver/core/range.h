@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * svod range allocator: first fit over [base, base + capacity) minus
  * reserved regions, on device addresses (u64 numbers only). The caller

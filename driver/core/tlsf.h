@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * svod TLSF: a two-level segregated fit allocator over arena offsets that
  * reproduces, quirk for quirk, the reference planner (kept outside this

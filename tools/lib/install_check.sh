@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT OR GPL-2.0
 # install_check.sh: `make -C tools install` into a DESTDIR with PREFIX=/opt/svod,
 # then build a C and a C++ program against the installed libsvod with
 # `pkg-config --cflags --libs svod` only (PKG_CONFIG_SYSROOT_DIR maps the
@@ -26,7 +27,9 @@ for f in bin/svodctl lib/libsvod.a lib/libsvod.so lib/libsvod.so.2 include/libsv
 	lib/libsvodplan.a lib/libsvodplan.so lib/libsvodplan.so.1 include/libsvodplan.h \
 	lib/pkgconfig/libsvodplan.pc \
 	share/man/man1/svodctl.1 share/man/man4/svod.4 \
-	share/bash-completion/completions/svodctl; do
+	share/bash-completion/completions/svodctl share/doc/svod/COPYING \
+	share/doc/svod/LICENSES/preferred/MIT share/doc/svod/LICENSES/preferred/GPL-2.0 \
+	share/doc/svod/LICENSES/exceptions/Linux-syscall-note; do
 	[ -e "$dest$prefix/$f" ] || missing="$missing $f"
 done
 [ -z "$missing" ] && ok "every file under DESTDIR$prefix" || { echo "# missing:$missing"; nok "every file under DESTDIR$prefix"; }

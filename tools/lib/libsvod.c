@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: MIT OR GPL-2.0
 /*
  * libsvod: a thin C library over the ioctls of /dev/svod. See libsvod.h.
  *

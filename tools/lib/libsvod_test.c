@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: MIT OR GPL-2.0
 /*
  * Host-side test of libsvod's pure parts (no /dev/svod needed): the tier
  * number grammar (svod_parse_size() on the cases of kunit/number_cases.h,

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: MIT OR GPL-2.0
 /*
  * plan_bench: figures of the userspace build of the planner on generated
  * network schedules (gen.h): TLSF and BEST events/s on 1M-event traces,

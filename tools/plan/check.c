@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: MIT OR GPL-2.0
 /*
  * Plan invariants: every ALLOC has an offset honouring its alignment, inside
  * the arena; no two live buffers overlap (each occupying max(size,

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: MIT OR GPL-2.0 */
 /*
  * Invariants of a successful plan, shared by the fuzz target, the
  * benchmark and the guest harness.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: MIT OR GPL-2.0
 """BEST and the search (`plan --solve 1`) on the instances of cutgen.py,
 a generator written apart from plan_gen --rect and never used to tune the
 search: COUNT instances (default 40; seeds 1 and up, 100-1000 buffers,

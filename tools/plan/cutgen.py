@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: MIT OR GPL-2.0
 """Known-optimum instances from a second generator, written apart from
 plan_gen --rect (rect.c) and never used to tune the search.
 

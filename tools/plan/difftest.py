@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: MIT OR GPL-2.0
 """Differential test: the C planner (strategy tlsf, through the `plan` CLI,
 i.e. tools/svodctl/cmd_plan.c over the userspace build of driver/core) against
 tlsf_ref.py, the line-by-line port of the reference. Seeded random traces

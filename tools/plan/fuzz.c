@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: MIT OR GPL-2.0
 /*
  * libFuzzer target for the planner core: bytes become parameters and an
  * event list (bad frees and live-id reuse included); both strategies must

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: MIT OR GPL-2.0
 /*
  * Trace generator: see gen.h. Every buffer it allocates is freed before the
  * trace ends, so traces are complete schedules.

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: MIT OR GPL-2.0 */
 /*
  * Realistic planner traces: the layers of a network, each allocating its
  * output activation (and sometimes a workspace freed at the end of the

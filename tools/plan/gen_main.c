@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: MIT OR GPL-2.0
 /*
  * plan_gen SEED EVENTS: print a generated network schedule (gen.h) in the
  * trace format of `svodctl plan`.

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: MIT OR GPL-2.0
 /*
  * plan_kbench: the kernel planner's quality table, before and after in
  * one run. The same generators as plan_bench, run through svod_plan_run()

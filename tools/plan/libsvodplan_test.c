@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: MIT OR GPL-2.0
 /*
  * Host-side test of libsvodplan's input checks: svod_plan_solve() refuses
  * bad parameters and malformed event lists with the errno and

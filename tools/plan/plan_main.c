@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: MIT OR GPL-2.0
 /*
  * tools/plan/plan: `svodctl plan` without the rest of svodctl, for the
  * host-side tests (same code: tools/svodctl/cmd_plan.c).

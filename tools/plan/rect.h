@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: MIT OR GPL-2.0 */
 /*
  * Hard planner instances with a known optimum: a rectangle (width = arena
  * bytes, height = time) cut into pieces by random guillotine cuts and

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: MIT OR GPL-2.0
 """svod's planner against the reference Rust planner, side by side.
 
 Builds the reference TLSF planner (seeds/000_e02b2738333224c2.txt) with

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: MIT OR GPL-2.0
 /*
  * libsvodplan: svod_plan_solve(), a branch-and-bound arena planner for
  * userspace. It takes the event list of SVOD_IOCTL_PLAN, checks it by the

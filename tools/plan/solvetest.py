@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: MIT OR GPL-2.0
 """`svodctl plan --solve` through the `plan` program: on known-optimum
 instances (plan_gen --rect) the search prints `strategy solve`, a valid plan
 (offsets aligned, live buffers disjoint, peak the largest end) and reaches

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: MIT OR GPL-2.0
 """Line-by-line Python port of the reference TLSF planner
 (seeds/000_e02b2738333224c2.txt, Rust), used as the oracle of the
 differential test. Buckets are Python lists used exactly like the

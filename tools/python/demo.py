@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: MIT OR GPL-2.0
 """make demo's Python session: the reference allocator's API on /dev/svod.
 
 Prints each statement and its result like an interactive session; exits 1

@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: MIT OR GPL-2.0
 """Stage patterned ranges through svod's Python API and keep them until power-off.
 
 Run in the guest by ``t_python --manifest`` after the unload test, on the

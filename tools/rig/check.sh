@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # make check: every test svod has, one verdict line each (`ok - ...` or
 # `not ok - ...`), then the total as its last line: `N passed, N failed`.
 # Exit status non-zero on any failure. Everything is logged in build/check/.

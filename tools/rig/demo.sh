@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # make demo: boot Debian's stock kernel in QEMU with an ivshmem-plain BAR,
 # load svod and run `svodctl demo`; print the session and the verdicts.
 set -uo pipefail

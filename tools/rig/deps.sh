@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Install what svod's build, demo and tests need from Debian 12 packages.
 # Idempotent and quiet: prints nothing and touches nothing when all is there.
 set -euo pipefail

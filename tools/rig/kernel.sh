@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Build (or reuse) svod's test kernel from Debian's linux-source-6.1.
 #
 # The build lives outside the work tree, under $SVOD_CACHE (default

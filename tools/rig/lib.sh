@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # Shared by the rig's scripts. Sourced, not run.
 
 # The Debian stock kernel release that linux-image-amd64 installed.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # mkinitramfs.sh KIND MODULE_DIR OUT: the guest's initramfs for kernel KIND
 # (test|stock): busybox (static, from busybox-static), /init, the .ko files in MODULE_DIR and the
 # static harness binaries in tools/harness/bin.

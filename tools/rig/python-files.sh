@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # python-files.sh STAGE: add what the guest needs to run tools/python's pytest
 # suite (t_python) to the initramfs tree STAGE: Debian's python3 (same paths
 # as on the host, so it finds its prefix), the shared libraries of it and of

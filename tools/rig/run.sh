@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # run.sh MODE: build what the guest needs, boot it in QEMU (TCG) and judge
 # the logs. The machine (Documentation/testing.rst, "The machine") is q35:
 # two ivshmem-plain devices (BAR2 backed by fresh 64 MiB and 16 MiB files)

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Static checks, one verdict line each: svod.ko builds on Debian's stock
 # headers, and svod.ko with svod_test.ko on the test kernel (the only one
 # with KUnit, and every option of kunit/.kunitconfig), with W=1 and no
@@ -6,7 +7,9 @@
 # --no-tree is clean on every kernel source file; no circle in the call
 # graph between svod.ko's objects (layers.py, with its self-test); the ABI
 # check (abi.py); the ABI documents Documentation/ABI/testing/*-svod
-# (abidoc.py, with its self-test, and the kernel's get_abi.pl validate).
+# (abidoc.py, with its self-test, and the kernel's get_abi.pl validate);
+# every source file carries the SPDX licence tag COPYING allows for its
+# place (spdx.py, with its self-test).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=tools/rig/lib.sh
@@ -79,4 +82,9 @@ done
 [ -s "$log" ] || (cd "$src" && perl scripts/get_abi.pl --dir "$top/Documentation/ABI" rest \
 	2>&1 >/dev/null) >"$log"
 verdict "$([ -s "$log" ] && echo 1 || echo 0)" "the kernel's get_abi.pl validates Documentation/ABI" "$log"
+
+# Licences (COPYING): an SPDX tag on every source file, the right one for
+# its place, and a missing or wrong tag is caught.
+"$top/tools/rig/spdx.py" "$top" || rc=1
+"$top/tools/rig/spdx.py" --selftest || rc=1
 exit $rc

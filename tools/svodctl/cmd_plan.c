@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: MIT OR GPL-2.0
 /*
  * svodctl plan: plan an arena for a trace file, with the userspace build of
  * the planner core (default) or through SVOD_IOCTL_PLAN (--ioctl).

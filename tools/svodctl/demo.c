@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: MIT OR GPL-2.0
 /*
  * `svodctl demo`: the short scripted session `make demo` shows. Lists the
  * tiers, allocates, resolves, frees, shows the freed handle refused with

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: MIT OR GPL-2.0
 /*
  * svodctl: list tiers, show who holds what, allocate/resolve/free, stage and
  * read bytes, declare tiers, run a scripted session, and the demo.

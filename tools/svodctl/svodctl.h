@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: MIT OR GPL-2.0 */
 /*
  * svodctl: the command-line tool of svod. Each subcommand is a function
  * int svodctl_cmd_NAME(int argc, char **argv) with argv[0] the subcommand

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: MIT OR GPL-2.0
 /*
  * svodctl's listings: one table model, printed as aligned columns (the
  * default), as --raw (space-separated, exact numbers, spaces and

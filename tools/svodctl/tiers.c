@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: MIT OR GPL-2.0
 /*
  * `svodctl tiers`: one row per tier from SVOD_IOCTL_QUERY (its owner, group
  * and mode from the tier's sysfs device), as a table, --raw or --json

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: MIT OR GPL-2.0
 /*
  * `svodctl top`: which process holds what. Walks /proc/<pid>/fd for
  * descriptors of /dev/svod and prints, from their fdinfo, one row per tier

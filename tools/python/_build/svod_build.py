@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: MIT OR GPL-2.0
 """PEP 517 backend of the svod package: setuptools' own, taken from the
 system (Debian's python3-setuptools and python3-wheel) so that
 ``pip install tools/python`` works offline.

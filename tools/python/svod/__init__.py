@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: MIT OR GPL-2.0
 """svod: the reference storage allocator's API, backed by ``/dev/svod``.
 
 A program written against the reference ``StorageAllocator`` class runs

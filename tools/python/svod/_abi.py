@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: MIT OR GPL-2.0
 """The ioctl ABI of ``/dev/svod`` (``uapi/linux/svod.h``, ABI 2) in ctypes.
 
 Only this module knows struct layouts and command numbers. Every struct is

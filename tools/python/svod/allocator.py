@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: MIT OR GPL-2.0
 """The reference's ``StorageAllocator`` API, backed by ``/dev/svod``.
 
 Same names, fields, exceptions and checks as the reference class

@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: MIT OR GPL-2.0
 """Opening ``/dev/svod`` and listing its tiers (``SVOD_IOCTL_QUERY``)."""
 import ctypes
 import os

@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: MIT OR GPL-2.0
 """svod's exceptions and the errno -> exception mapping.
 
 The two exceptions of the reference allocator keep their names and bases

@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: MIT OR GPL-2.0
 """Arena planning over ``SVOD_IOCTL_PLAN``: :func:`plan` for a whole
 schedule, :class:`TLSFAllocator` for runtimes that plan one event at a time.
 

@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: MIT OR GPL-2.0
 """dma-buf file descriptors of svod allocations (``SVOD_IOCTL_EXPORT``).
 
 A :class:`DmaBuf` owns one dma-buf fd: pass it to another process

@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: MIT OR GPL-2.0
 """svod's one number grammar in Python: :func:`parse_size`.
 
 The grammar every svod interface reads (``Documentation/svod.rst``,

@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: MIT OR GPL-2.0
 """Asynchronous transfers: what ``StorageAllocator.stage_async()`` and
 ``read_async()`` return.
 

@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: MIT OR GPL-2.0
 """Fixtures of svod's Python suite, and its TAP output.
 
 Backends: every test that takes ``backend`` runs once against

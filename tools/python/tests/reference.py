@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: MIT OR GPL-2.0
 """Load the reference classes from the seed files, when they are present.
 
 ``seeds/003_ca670d13f12a9aba.txt`` is the reference ``StorageAllocator`` as

@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: MIT OR GPL-2.0
 """Asynchronous staging from Python, on /dev/svod: stage_async() and
 read_async() return a Transfer that works as a future, with selectors and
 with asyncio."""

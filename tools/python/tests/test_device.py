@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: MIT OR GPL-2.0
 """svod's extras beyond the reference, on /dev/svod: staging through the
 driver, read(), tiers(), binding to the declaration, close() and Ctrl-C."""
 import errno

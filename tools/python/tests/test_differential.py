@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: MIT OR GPL-2.0
 """The reference class and svod.StorageAllocator side by side: the same
 random program against both, every result compared (handles field for
 field, or the exception's type). Needs /dev/svod and the seeds: in the

@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: MIT OR GPL-2.0
 """The errno -> exception table (Documentation/python.rst) and the ABI
 layout, host-side."""
 import ctypes

@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: MIT OR GPL-2.0
 """What only a driver can say, on /dev/svod: per-file quotas (QuotaError)
 and a removed device (DeviceGoneError). Needs root: module parameters and
 driver bind/unbind are written through sysfs."""

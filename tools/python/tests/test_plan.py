@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: MIT OR GPL-2.0
 """Arena planning: svod.TLSFAllocator / svod.plan on /dev/svod against the
 reference TLSF planner (tools/plan/tlsf_ref.py, the line-by-line port of
 seeds/000), with written-out expectations; strategy="search" through

@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: MIT OR GPL-2.0
 """The reference allocator's behaviour, written out.
 
 Every test runs against svod.StorageAllocator on /dev/svod and against the

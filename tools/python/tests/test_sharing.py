@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: MIT OR GPL-2.0
 """Sharing from Python, on /dev/svod: handle.export() gives a DmaBuf,
 StorageAllocator.import_fd() a handle of the importer's own, also in another
 process that received the fd over a Unix socket."""

@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: MIT OR GPL-2.0
 """svod.parse_size() is svod's one number grammar: the same answers as the
 C parser the kernel and libsvod build (driver/core/number.c, reached here
 through libsvod.so's svod_parse_size()) on the shared table
