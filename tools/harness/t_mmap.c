@@ -49,10 +49,10 @@
 #include "tap.h"
 
 #define BENCH_SAMPLES	(1u << 15)
-#define BENCH_MIN_S	3.0
+#define BENCH_MIN_S	(bench_debug ? 1.0 : 3.0)
 #define BENCH_MIN_SAMPLES	151
 #define BENCH_MAX_S	12.0
-#define BENCH_FIRST_TOUCH_S	1.0
+#define BENCH_FIRST_TOUCH_S	(bench_debug ? 0.3 : 1.0)
 #define BENCH_SAMPLE_BYTES	(256u << 10)
 /* Beyond the index bits of any TLB, QEMU's softmmu one (2^22 entries) too. */
 #define BENCH_SPAN	(1ul << 34)
@@ -72,6 +72,12 @@ static const uint32_t sizes[] = {
 #define NR_CASES	(63 + ARRAY_SIZE(sizes) * 3)
 
 static int fd = -1;
+/*
+ * The test kernel (KASAN, lockdep, kmemleak): its copy figures are a debug
+ * build's, so each one is timed for at least 1 s (first touch 0.3 s), not
+ * 3 s (1 s); the stock boot measures at full length.
+ */
+static int bench_debug;
 static size_t page;
 static struct svod_tier_info tier;
 static volatile uint8_t *wc;
@@ -1456,6 +1462,7 @@ int main(int argc, char **argv)
 	if (argc == 2 && !strcmp(argv[1], "--manifest"))
 		return run_manifest();
 	tap_plan(NR_CASES);
+	bench_debug = getenv("SVOD_KERNEL") && !strcmp(getenv("SVOD_KERNEL"), "test");
 	page = (size_t)sysconf(_SC_PAGESIZE);
 	fd = ht_open();
 	ret = fd < 0 ? fd : ht_first_tier(fd, &tier);
