@@ -995,3 +995,61 @@ int ht_open_without_dac_override(void)
 	}
 	return fd;
 }
+
+/**
+ * ht_read_line() - the first line of a file
+ * @path: the file (a sysfs attribute, say)
+ * @buf: out: the line, without its newline
+ * @len: room in @buf
+ *
+ * Context: any thread.
+ * Return: 0, -errno of fopen(), or -EIO for an empty file.
+ */
+int ht_read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	int ok;
+
+	if (!f)
+		return -errno;
+	ok = fgets(buf, (int)len, f) != NULL;
+	fclose(f);
+	if (!ok)
+		return -EIO;
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+/**
+ * ht_edu_bdf() - the PCI address of QEMU's edu device (1234:11e8)
+ * @bdf: out: its name, e.g. 0000:04:00.0
+ * @len: room in @bdf
+ *
+ * Context: any thread.
+ * Return: 0, or -ENODEV if the guest has none.
+ */
+int ht_edu_bdf(char *bdf, size_t len)
+{
+	char path[512], v[32], d[32];
+	struct dirent *e;
+	DIR *dir = opendir(SVOD_SYSFS_DEVICES);
+	int ret = -ENODEV;
+
+	while (dir && ret && (e = readdir(dir))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), SVOD_SYSFS_DEVICES "/%s/vendor", e->d_name);
+		if (ht_read_line(path, v, sizeof(v)))
+			continue;
+		snprintf(path, sizeof(path), SVOD_SYSFS_DEVICES "/%s/device", e->d_name);
+		if (ht_read_line(path, d, sizeof(d)))
+			continue;
+		if (!strcmp(v, "0x1234") && !strcmp(d, "0x11e8")) {
+			snprintf(bdf, len, "%.31s", e->d_name);
+			ret = 0;
+		}
+	}
+	if (dir)
+		closedir(dir);
+	return ret;
+}

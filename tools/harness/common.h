@@ -53,5 +53,7 @@ int ht_touch(volatile uint8_t *p, int write);
 int ht_send_fd(int sock, int fd);
 int ht_recv_fd(int sock);
 int ht_open_without_dac_override(void);
+int ht_read_line(const char *path, char *buf, size_t len);
+int ht_edu_bdf(char *bdf, size_t len);
 
 #endif /* SVOD_HARNESS_COMMON_H */

@@ -24,7 +24,6 @@
  * the tier's DMA count grown by each. Under the strict IOMMU a missing,
  * wrong or early-released mapping would be a fault, which the judge fails.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -34,6 +33,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "p2p_importer.h"
 #include "tap.h"
 
 #define NR_DEVS		2
@@ -42,65 +42,6 @@
 #define XFER_OFF	1000u
 #define WRONG_LEN	4096u
 
-/* tools/testing/p2p_importer/svod_p2p_importer.c */
-struct svod_p2p_req {
-	int32_t fd;
-	uint32_t op;
-	uint64_t addr;
-	uint64_t len;
-	uint32_t nents;
-	uint32_t contiguous;
-	uint64_t offset;
-	uint32_t length;
-	uint32_t seed;
-};
-
-#define SVOD_P2P_WRONG	5
-#define SVOD_P2P_IOCTL	_IOWR('S', 0x70, struct svod_p2p_req)
-#define CTL		"/sys/kernel/debug/svod_p2p_importer/ctl"
-
-/* The first line of @path into @buf (no newline); 0 or -errno. */
-static int read_line(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-	int ok;
-
-	if (!f)
-		return -errno;
-	ok = fgets(buf, (int)len, f) != NULL;
-	fclose(f);
-	if (!ok)
-		return -EIO;
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
-}
-
-/* edu's address (0000:04:00.0) into @bdf; 0 or -ENODEV. */
-static int edu_bdf(char *bdf, size_t len)
-{
-	char path[512], v[32], d[32];
-	struct dirent *e;
-	DIR *dir = opendir(SVOD_SYSFS_DEVICES);
-	int ret = -ENODEV;
-
-	while (dir && ret && (e = readdir(dir))) {
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), SVOD_SYSFS_DEVICES "/%s/vendor", e->d_name);
-		if (read_line(path, v, sizeof(v)))
-			continue;
-		snprintf(path, sizeof(path), SVOD_SYSFS_DEVICES "/%s/device", e->d_name);
-		if (read_line(path, d, sizeof(d)))
-			continue;
-		if (!strcmp(v, "0x1234") && !strcmp(d, "0x11e8")) {
-			snprintf(bdf, len, "%.31s", e->d_name);
-			ret = 0;
-		}
-	}
-	if (dir)
-		closedir(dir);
-	return ret;
-}
 
 /* @bdf's IOMMU group type ("DMA", ...) into @type; -ENOENT: no group. */
 static int group_type(const char *bdf, char *type, size_t len)
@@ -108,7 +49,7 @@ static int group_type(const char *bdf, char *type, size_t len)
 	char path[512];
 
 	snprintf(path, sizeof(path), SVOD_SYSFS_DEVICES "/%s/iommu_group/type", bdf);
-	return read_line(path, type, len);
+	return ht_read_line(path, type, len);
 }
 
 static void test_mode(const char *mode, const char *edu)
@@ -138,7 +79,7 @@ static void test_wrong(const char *mode, const char *edu)
 
 	/* The IOMMU names the requester by bus:device.function, no domain. */
 	snprintf(needle, sizeof(needle), "Request device [%s]", edu + 5);
-	ctl = open(CTL, O_RDWR | O_CLOEXEC);
+	ctl = open(SVOD_P2P_CTL, O_RDWR | O_CLOEXEC);
 	if (strict)
 		ht_write_file("/dev/kmsg", "svod-expect-fault: begin t_iommu edu's wrong mapping");
 	ret = ctl < 0 ? -errno : ioctl(ctl, SVOD_P2P_IOCTL, &r) ? -errno : 0;
@@ -211,9 +152,9 @@ int main(void)
 
 	tap_plan(NR_CASES);
 	if (!mode || (strcmp(mode, "strict") && strcmp(mode, "off")) ||
-	    edu_bdf(edu, sizeof(edu))) {
+	    ht_edu_bdf(edu, sizeof(edu))) {
 		tap_diag("SVOD_IOMMU=%s (the rig sets strict or off), edu %s", mode ? mode : "unset",
-			 edu_bdf(edu, sizeof(edu)) ? "missing" : edu);
+			 ht_edu_bdf(edu, sizeof(edu)) ? "missing" : edu);
 		for (i = 0; i < NR_CASES; i++)
 			tap_ok(0, "iommu case %d", i);
 		return tap_done();

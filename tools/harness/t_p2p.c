@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "p2p_importer.h"
 #include "tap.h"
 
 #define NR_DEVS		2
@@ -51,23 +52,6 @@
 #define W_LEN		8192u
 #define W_SEED		77u
 
-/* tools/testing/p2p_importer/svod_p2p_importer.c */
-struct svod_p2p_req {
-	int32_t fd;
-	uint32_t op;
-	uint64_t addr;
-	uint64_t len;
-	uint32_t nents;
-	uint32_t contiguous;
-	uint64_t offset;
-	uint32_t length;
-	uint32_t seed;
-};
-
-enum { SVOD_P2P_STATIC, SVOD_P2P_HOLD, SVOD_P2P_RELEASE, SVOD_P2P_NOT_PCI, SVOD_P2P_WRITE };
-
-#define SVOD_P2P_IOCTL	_IOWR('S', 0x70, struct svod_p2p_req)
-#define CTL		"/sys/kernel/debug/svod_p2p_importer/ctl"
 
 static int ctl = -1;
 static int svod = -1;
@@ -105,7 +89,7 @@ enum route { REFUSED, BUS_ADDR, MAPPED };
 static const char *const route_name[] = { "refused", "bus address", "mapped" };
 
 static int p2p_kernel, iommu_on, zen;
-static char edu[PATH_MAX];
+static char edu[SVOD_NAME_LEN];
 
 /* Whether the PCI function at sysfs path @dir redirects peer-to-peer (ACS RR, CR or EC). */
 static int acs_redir(const char *dir)
@@ -172,31 +156,6 @@ static enum route expected_route(const char *bdf)
 			return BUS_ADDR;
 	}
 	return zen ? MAPPED : REFUSED;
-}
-
-/* edu's address: the first PCI function 1234:11e8 in sysfs. */
-static int find_edu(void)
-{
-	char cmd[] = "grep -l 0x11e8 " SVOD_SYSFS_DEVICES "/*/device";
-	char line[PATH_MAX];
-	FILE *p = popen(cmd, "r");
-	int ret = -ENODEV;
-
-	while (p && fgets(line, sizeof(line), p)) {
-		char *slash = strrchr(line, '/');
-
-		if (!slash || ret == 0)
-			continue;
-		*slash = '\0';
-		slash = strrchr(line, '/');
-		if (slash) {
-			snprintf(edu, sizeof(edu), "%s", slash + 1);
-			ret = 0;
-		}
-	}
-	if (p)
-		pclose(p);
-	return ret;
 }
 
 /* Whether the CPU is an AMD Zen or later (6.1's cpu_supports_p2pdma()). */
@@ -360,10 +319,10 @@ int main(void)
 	iommu_on = !iommu || strcmp(iommu, "off");
 	zen = cpu_is_zen();
 	svod = ht_open();
-	ctl = open(CTL, O_RDWR | O_CLOEXEC);
+	ctl = open(SVOD_P2P_CTL, O_RDWR | O_CLOEXEC);
 	n = svod_devices(bdfs, NR_DEVS);
-	if (svod < 0 || ctl < 0 || find_edu() || n != NR_DEVS) {
-		tap_diag("setup: svod %s, %s: %s, edu %s, %d devices (want %d)", ht_err(svod), CTL,
+	if (svod < 0 || ctl < 0 || ht_edu_bdf(edu, sizeof(edu)) || n != NR_DEVS) {
+		tap_diag("setup: svod %s, %s: %s, edu %s, %d devices (want %d)", ht_err(svod), SVOD_P2P_CTL,
 			 ht_err(ctl < 0 ? -errno : 0), edu[0] ? edu : "missing", n, NR_DEVS);
 		for (i = 0; i < NR_CASES; i++)
 			tap_ok(0, "p2p case %d", i);

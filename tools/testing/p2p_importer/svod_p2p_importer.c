@@ -9,7 +9,7 @@
  * second DMA channel (svod_edu_dma; svod.ko holds the first).
  *
  * /sys/kernel/debug/svod_p2p_importer/ctl takes SVOD_P2P_IOCTL with a
- * struct svod_p2p_req (tools/harness/t_p2p.c has the same definition):
+ * struct svod_p2p_req (tools/harness/p2p_importer.h has the same definitions):
  * op STATIC attaches statically (dma_buf_attach()) and detaches; P2P_HOLD
  * attaches dynamically with allow_peer2peer, maps and keeps the attachment
  * (one at a time) and reports its table; RELEASE unmaps and detaches it;
