@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT OR GPL-2.0
 """BEST and the search (`plan --solve 1`) on the instances of cutgen.py,
 a generator written apart from plan_gen --rect and never used to tune the
-search: COUNT instances (default 40; seeds 1 and up, 100-1000 buffers,
+search: COUNT instances (default 16, make check's; seeds 1 and up, 100-1000 buffers,
 granules 1 and 256 in turn) with 4 time units per buffer, and as many with
 half a unit per buffer (coarse time). Prints peak / optimum as median and
 worst, and how many instances the search leaves above the optimum and above
@@ -33,7 +33,7 @@ def stats(r):
 
 def main():
     plan = os.path.join(sys.argv[1], "plan")
-    count = int(sys.argv[2]) if len(sys.argv) > 2 else 40
+    count = int(sys.argv[2]) if len(sys.argv) > 2 else 16
     for hfactor, what in ((4, "4 time units per buffer"), (0.5, "half a time unit per buffer")):
         best, solve = [], []
         for seed in range(1, count + 1):
