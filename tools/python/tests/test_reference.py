@@ -223,7 +223,8 @@ def _svodctl():
 @pytest.fixture
 def reserved_tier(backend):
     """Declares RESERVED_SHAPE on the second device for the svod backend
-    (restoring its declaration afterwards); skips if declaring fails."""
+    (restoring its declaration afterwards, or removing it from configfs if it
+    had none); skips if declaring fails."""
     if backend.name != "svod":
         yield
         return
@@ -233,6 +234,9 @@ def reserved_tier(backend):
     if ctl is None or not other or os.geteuid() != 0:
         pytest.skip("needs root, svodctl and an idle second device")
     bdf = other[0].device
+    # A device bound with its default tier has no declaration in configfs;
+    # one left behind would keep svod.ko loaded (svodctl(1), undeclare).
+    had_declaration = os.path.isdir(f"/sys/kernel/config/svod/{bdf}")
     saved = subprocess.run([ctl, "declare", bdf], capture_output=True, text=True)
     done = subprocess.run([ctl, "declare", bdf, RESERVED_DECL], capture_output=True, text=True)
     if saved.returncode or done.returncode:
@@ -244,6 +248,8 @@ def reserved_tier(backend):
         # `svodctl declare BDF` prints "BDF:" then the declaration lines
         restore = "; ".join(l.strip() for l in saved.stdout.splitlines()[1:] if l.strip())
         subprocess.run([ctl, "declare", bdf, restore], check=True)
+        if not had_declaration:
+            subprocess.run([ctl, "undeclare", bdf], check=True)
 
 
 def test_reserved_regions_are_never_allocated(backend, reserved_tier):
