@@ -25,7 +25,12 @@ DESTDIR ?=
 BINDIR := $(PREFIX)/bin
 MANDIR := $(PREFIX)/share/man
 COMPLETIONDIR := $(PREFIX)/share/bash-completion/completions
-UDEVDIR := /etc/udev/rules.d
+# udev and systemd read a package's files under /usr/lib, an administrator's
+# under /etc: PREFIX=/usr (a package) installs the udev rules and the group's
+# sysusers.d file under /usr/lib, any other PREFIX under /etc.
+CONFDIR := $(if $(filter /usr,$(PREFIX)),/usr/lib,/etc)
+UDEVDIR := $(CONFDIR)/udev/rules.d
+SYSUSERSDIR := $(CONFDIR)/sysusers.d
 
 # check-guest: which kernel to boot and which harness programs to run
 # (comma-separated; empty: all of them, with KUnit on the test kernel).
@@ -35,7 +40,8 @@ ONLY ?=
 KUNIT ?=
 
 .PHONY: all modules kdir tools check check-guest demo clean install uninstall help \
-	install-modules install-tools uninstall-modules uninstall-tools deps selftest
+	install-modules install-tools install-config uninstall-modules uninstall-tools \
+	uninstall-config deps selftest
 
 all: modules
 
@@ -77,7 +83,8 @@ help:
 	@echo "  selftest         only the rig's self-test (the judge catches failures)"
 	@echo "  demo             boot Debian's kernel, load svod, run a svodctl session"
 	@echo "  tools            libsvod, libsvodplan, svodctl, the harness"
-	@echo "  install, uninstall  svod.ko, udev rule, group, tools (PREFIX, DESTDIR)"
+	@echo "  install, uninstall  svod.ko, udev rules and group (install-config), tools"
+	@echo "                      (PREFIX, LIBDIR, DESTDIR)"
 	@echo "  install-modules, install-tools, uninstall-modules, uninstall-tools"
 	@echo "  deps             install the Debian 12 packages the rig needs"
 	@echo "  clean            remove build products"
@@ -86,9 +93,9 @@ help:
 demo: deps
 	@tools/rig/demo.sh
 
-install: install-modules install-tools
+install: install-modules install-config install-tools
 
-uninstall: uninstall-modules uninstall-tools
+uninstall: uninstall-modules uninstall-config uninstall-tools
 
 # The release is the /lib/modules directory whose build link is KDIR
 # (Debian's headers say 6.1.192 in kernel.release, not 6.1.0-N-amd64).
@@ -98,12 +105,20 @@ KREL = $$(for d in /lib/modules/*/; do \
 
 install-modules: modules
 	$(MAKE) -C $(KDIR) M=$(CURDIR) $(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) modules_install
-	install -D -m 0644 tools/udev/60-svod.rules $(DESTDIR)$(UDEVDIR)/60-svod.rules
-	install -D -m 0644 tools/udev/61-svod-tier.rules $(DESTDIR)$(UDEVDIR)/61-svod-tier.rules
 ifeq ($(DESTDIR),)
 	@rel=$(KREL); rel=$${rel:-$$(cat $(KDIR)/include/config/kernel.release)}; \
 	echo "depmod -a $$rel"; depmod -a $$rel
-	getent group svod >/dev/null || groupadd --system svod
+endif
+
+# The udev rules and the group (sysusers.d): systemd-sysusers makes the
+# group from the file where systemd runs, groupadd where it does not.
+install-config:
+	install -D -m 0644 tools/udev/60-svod.rules $(DESTDIR)$(UDEVDIR)/60-svod.rules
+	install -D -m 0644 tools/udev/61-svod-tier.rules $(DESTDIR)$(UDEVDIR)/61-svod-tier.rules
+	install -D -m 0644 tools/udev/svod.sysusers $(DESTDIR)$(SYSUSERSDIR)/svod.conf
+ifeq ($(DESTDIR),)
+	@getent group svod >/dev/null || systemd-sysusers $(SYSUSERSDIR)/svod.conf 2>/dev/null || \
+		groupadd --system svod
 	@udevadm control --reload-rules 2>/dev/null || echo "install: udevd not running: the rule applies from the next boot"
 	@echo "install: add users to group svod: usermod -aG svod USER (then log in again)"
 endif
@@ -119,7 +134,10 @@ uninstall-modules:
 			[ -n "$(DESTDIR)" ] || depmod -a $$(basename $$d); }; \
 		done; \
 	done
-	rm -f $(DESTDIR)$(UDEVDIR)/60-svod.rules $(DESTDIR)$(UDEVDIR)/61-svod-tier.rules
+
+uninstall-config:
+	rm -f $(DESTDIR)$(UDEVDIR)/60-svod.rules $(DESTDIR)$(UDEVDIR)/61-svod-tier.rules \
+		$(DESTDIR)$(SYSUSERSDIR)/svod.conf
 	@echo "uninstall: group svod kept (groupdel svod removes it)"
 
 uninstall-tools:

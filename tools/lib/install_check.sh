@@ -2,9 +2,12 @@
 # SPDX-License-Identifier: MIT OR GPL-2.0
 # install_check.sh: `make -C tools install` into a DESTDIR with PREFIX=/opt/svod,
 # then build a C and a C++ program against the installed libsvod with
-# `pkg-config --cflags --libs svod` only (PKG_CONFIG_SYSROOT_DIR maps the
+# `pkg-config --cflags --libs libsvod` only (PKG_CONFIG_SYSROOT_DIR maps the
 # .pc's paths into the DESTDIR) and run them, the same for libsvodplan
-# (shared and static); `make -C tools uninstall` must leave no file behind. TAP-style lines, exit status 1 on a failure.
+# (shared and static); `make -C tools uninstall` must leave no file behind.
+# Then an install with a multiarch LIBDIR (the .pc files follow it), and the
+# top Makefile's install-config (udev rules, sysusers.d) for PREFIX=/usr and
+# /usr/local. TAP-style lines, exit status 1 on a failure.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
@@ -23,7 +26,7 @@ else
 fi
 missing=
 for f in bin/svodctl lib/libsvod.a lib/libsvod.so lib/libsvod.so.2 include/libsvod.h \
-	include/linux/svod.h lib/pkgconfig/svod.pc lib/pkgconfig/libsvod.pc \
+	include/linux/svod.h lib/pkgconfig/libsvod.pc \
 	lib/libsvodplan.a lib/libsvodplan.so lib/libsvodplan.so.1 include/libsvodplan.h \
 	lib/pkgconfig/libsvodplan.pc \
 	share/man/man1/svodctl.1 share/man/man4/svod.4 \
@@ -33,13 +36,19 @@ for f in bin/svodctl lib/libsvod.a lib/libsvod.so lib/libsvod.so.2 include/libsv
 	[ -e "$dest$prefix/$f" ] || missing="$missing $f"
 done
 [ -z "$missing" ] && ok "every file under DESTDIR$prefix" || { echo "# missing:$missing"; nok "every file under DESTDIR$prefix"; }
+# One .pc per library: no svod.pc beside libsvod.pc.
+if [ ! -e "$dest$prefix/lib/pkgconfig/svod.pc" ]; then
+	ok "one .pc per library (libsvod.pc, libsvodplan.pc; no svod.pc)"
+else
+	nok "one .pc per library (libsvod.pc, libsvodplan.pc; no svod.pc)"
+fi
 
 export PKG_CONFIG_PATH=$dest$prefix/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$dest PKG_CONFIG_LIBDIR=
-pc=$dest$prefix/lib/pkgconfig/svod.pc
-if grep -qx "prefix=$prefix" "$pc" && [ "$(pkg-config --modversion svod)" = "$(cat "$top/VERSION")" ]; then
-	ok "svod.pc says prefix=$prefix, Version $(cat "$top/VERSION")"
+pc=$dest$prefix/lib/pkgconfig/libsvod.pc
+if grep -qx "prefix=$prefix" "$pc" && [ "$(pkg-config --modversion libsvod)" = "$(cat "$top/VERSION")" ]; then
+	ok "libsvod.pc says prefix=$prefix, Version $(cat "$top/VERSION")"
 else
-	cat "$pc" >"$tmp/pc"; nok "svod.pc says prefix=$prefix, Version $(cat "$top/VERSION")" "$tmp/pc"
+	cat "$pc" >"$tmp/pc"; nok "libsvod.pc says prefix=$prefix, Version $(cat "$top/VERSION")" "$tmp/pc"
 fi
 
 # A program that needs no device: errno names and the declaration parser.
@@ -61,20 +70,20 @@ int main(void)
 }
 PROG
 cp "$tmp/prog.c" "$tmp/prog.cc"
-flags=$(pkg-config --cflags --libs svod)
-echo "# pkg-config --cflags --libs svod: $flags"
+flags=$(pkg-config --cflags --libs libsvod)
+echo "# pkg-config --cflags --libs libsvod: $flags"
 for lang in c c++; do
 	if [ $lang = c ]; then cc=${CC:-gcc}; src=$tmp/prog.c; else cc=${CXX:-g++}; src=$tmp/prog.cc; fi
 	# shellcheck disable=SC2086
 	if $cc -o "$tmp/prog-$lang" "$src" $flags >"$tmp/log" 2>&1 &&
 	   [ "$(LD_LIBRARY_PATH=$dest$prefix/lib "$tmp/prog-$lang")" = "ENOSPC hbm" ]; then
-		ok "a $lang program builds with pkg-config --cflags --libs svod and runs"
+		ok "a $lang program builds with pkg-config --cflags --libs libsvod and runs"
 	else
-		nok "a $lang program builds with pkg-config --cflags --libs svod and runs" "$tmp/log"
+		nok "a $lang program builds with pkg-config --cflags --libs libsvod and runs" "$tmp/log"
 	fi
 done
 # shellcheck disable=SC2046
-if ${CXX:-g++} -static -o "$tmp/prog-static" "$tmp/prog.cc" $(pkg-config --static --cflags --libs svod) \
+if ${CXX:-g++} -static -o "$tmp/prog-static" "$tmp/prog.cc" $(pkg-config --static --cflags --libs libsvod) \
 	>"$tmp/log" 2>&1 && [ "$("$tmp/prog-static")" = "ENOSPC hbm" ]; then
 	ok "a static c++ program links libsvod.a"
 else
@@ -176,6 +185,18 @@ if grep -qx "PACKAGE_VERSION=\"$ver\"" "$top/dkms.conf" &&
 else
 	nok "dkms.conf: PACKAGE_VERSION $ver and BUILD_EXCLUSIVE_KERNEL" "$top/dkms.conf"
 fi
+# One version (README, "Versions"): the Python package's is VERSION's, and
+# pyproject.toml takes it from the package rather than saying its own.
+pyver=$(PYTHONPATH=$top/tools/python python3 -c 'import svod; print(svod.__version__)' 2>&1)
+if [ "$pyver" = "$ver" ] && grep -qx 'dynamic = \["version"\]' "$top/tools/python/pyproject.toml" &&
+   ! grep -qE '^version *= *"' "$top/tools/python/pyproject.toml" &&
+   grep -q "^\.TH .* \"svod $ver\" " "$top/Documentation/man/svod.4" &&
+   grep -q "^\.TH .* \"svod $ver\" " "$top/Documentation/man/svodctl.1"; then
+	ok "one version: svod.__version__ $pyver, pyproject.toml's dynamic, the man pages'"
+else
+	echo "svod.__version__: $pyver" >"$tmp/log"
+	nok "one version: svod.__version__ $pyver (VERSION $ver), pyproject.toml's dynamic" "$tmp/log"
+fi
 
 make -s -C "$top/tools" uninstall DESTDIR="$dest" PREFIX="$prefix" >"$tmp/log" 2>&1
 left=$(find "$dest" -type f -o -type l)
@@ -184,4 +205,44 @@ if [ -z "$left" ]; then
 else
 	echo "$left" >"$tmp/log"; nok "make -C tools uninstall removes every file" "$tmp/log"
 fi
+# A multiarch LIBDIR: the libraries and both .pc files go there, and the
+# .pc files say so (a program links from there).
+libdir=$prefix/lib/x86_64-linux-gnu
+dest2=$tmp/root2
+if make -s -C "$top/tools" install DESTDIR="$dest2" PREFIX="$prefix" LIBDIR="$libdir" >"$tmp/log" 2>&1 &&
+   PKG_CONFIG_PATH=$dest2$libdir/pkgconfig PKG_CONFIG_SYSROOT_DIR=$dest2 pkg-config --libs libsvod libsvodplan \
+	>"$tmp/libs" 2>>"$tmp/log" &&
+   [ "$(echo $(cat "$tmp/libs"))" = "-L$dest2$libdir -lsvod -lsvodplan" ] &&
+   grep -qx 'libdir=${prefix}/lib/x86_64-linux-gnu' "$dest2$libdir/pkgconfig/libsvodplan.pc" &&
+   [ -e "$dest2$libdir/libsvod.so.2" ] && [ -e "$dest2$libdir/libsvodplan.so.1" ] &&
+   [ ! -e "$dest2$prefix/lib/libsvod.so" ] &&
+   ${CC:-gcc} -o "$tmp/prog-ma" "$tmp/prog.c" $(PKG_CONFIG_PATH=$dest2$libdir/pkgconfig \
+	PKG_CONFIG_SYSROOT_DIR=$dest2 pkg-config --cflags --libs libsvod) >>"$tmp/log" 2>&1 &&
+   [ "$(LD_LIBRARY_PATH=$dest2$libdir "$tmp/prog-ma")" = "ENOSPC hbm" ]; then
+	ok "LIBDIR=$libdir: libraries and .pc files there, the .pc files say it"
+else
+	cat "$tmp/libs" >>"$tmp/log" 2>/dev/null; nok "LIBDIR=$libdir: libraries and .pc files there, the .pc files say it" "$tmp/log"
+fi
+make -s -C "$top/tools" uninstall DESTDIR="$dest2" PREFIX="$prefix" LIBDIR="$libdir" >"$tmp/log" 2>&1
+left=$(find "$dest2" -type f -o -type l)
+[ -z "$left" ] && ok "LIBDIR=$libdir: uninstall removes every file" ||
+	{ echo "$left" >"$tmp/log"; nok "LIBDIR=$libdir: uninstall removes every file" "$tmp/log"; }
+
+# The configuration files of the top Makefile's install: udev rules and the
+# group's sysusers.d file, where udev and systemd read them for each PREFIX.
+for p in /usr:/usr/lib /usr/local:/etc; do
+	pre=${p%%:*} base=${p#*:} dest3=$tmp/root3
+	rm -rf "$dest3"
+	if make -s -C "$top" install-config DESTDIR="$dest3" PREFIX="$pre" >"$tmp/log" 2>&1 &&
+	   [ "$(cd "$dest3" && find . -type f | sort | tr '\n' ' ')" = \
+	     "./${base#/}/sysusers.d/svod.conf ./${base#/}/udev/rules.d/60-svod.rules ./${base#/}/udev/rules.d/61-svod-tier.rules " ] &&
+	   grep -qE '^g svod -' "$dest3$base/sysusers.d/svod.conf" &&
+	   make -s -C "$top" uninstall-config DESTDIR="$dest3" PREFIX="$pre" >>"$tmp/log" 2>&1 &&
+	   [ -z "$(find "$dest3" -type f)" ]; then
+		ok "install-config PREFIX=$pre: udev rules and sysusers.d under $base, uninstalled"
+	else
+		(cd "$dest3" 2>/dev/null && find . -type f) >>"$tmp/log"
+		nok "install-config PREFIX=$pre: udev rules and sysusers.d under $base, uninstalled" "$tmp/log"
+	fi
+done
 exit $fail
