@@ -15,7 +15,13 @@
 #include "tap.h"
 
 static unsigned int tap_planned, tap_count, tap_failed;
-static struct timespec tap_start;
+static struct timespec tap_start, tap_last;
+
+/* Seconds from @a to @b. */
+static double tap_secs(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) + (b->tv_nsec - a->tv_nsec) / 1e9;
+}
 
 /**
  * tap_plan() - print the plan line
@@ -27,6 +33,7 @@ void tap_plan(unsigned int n)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
 	clock_gettime(CLOCK_MONOTONIC, &tap_start);
+	tap_last = tap_start;
 	tap_planned = n;
 	printf("1..%u\n", n);
 }
@@ -37,9 +44,16 @@ static void tap_vresult(int cond, const char *directive, const char *fmt,
 	tap_count++;
 	if (!cond)
 		tap_failed++;
+	struct timespec now;
+
 	printf("%sok %u - ", cond ? "" : "not ", tap_count);
 	vprintf(fmt, ap);
 	printf("%s\n", directive);
+	/* Where a program's time goes (a figure, never a verdict). */
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (tap_secs(&tap_last, &now) >= 2.0)
+		printf("# took %.1f s (since the previous result)\n", tap_secs(&tap_last, &now));
+	tap_last = now;
 }
 
 /**
