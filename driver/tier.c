@@ -614,7 +614,8 @@ void svod_dev_tier_revoke_dmabufs(struct svod_dev_tier *tier)
 		if (!get_file_rcu(td->dmabuf->file))
 			continue;
 		dma_resv_lock(td->dmabuf->resv, NULL);
-		td->revoked = true;
+		/* svod_dmabuf_attach() reads it unlocked. */
+		WRITE_ONCE(td->revoked, true);
 		dma_buf_move_notify(td->dmabuf);
 		dma_resv_unlock(td->dmabuf->resv);
 		/* Deferred to task work or a worker: the release never runs here. */

@@ -27,7 +27,7 @@
  * DMA to the IOMMU when one translates (it routes no peer-to-peer in a
  * switch), so a bus-address table is written through only on the direct
  * boot, with the IOMMU off. A read-only dma-buf is EACCES where edu could
- * attach (the core maps it DMA_BIDIRECTIONAL).
+ * attach (edu maps it DMA_BIDIRECTIONAL).
  * Unbinding a device while edu holds a mapped attachment does not wait for
  * it: the unbind returns while edu still holds it, having told edu to move
  * (move_notify, on which edu unmaps); edu's next map is ENODEV, it lets go
