@@ -13,16 +13,24 @@
  * - mmap() of the dma-buf maps the allocation as /dev/svod does (mmap.c),
  *   revoked when the device goes.
  * - Importers in the kernel: vmap (x86, read-write dma-bufs), the way
- *   videobuf2 imports (svod_dmabuf_vmap()), and attachments of devices
- *   that reach the BAR peer-to-peer (svod_dmabuf_attach()). The device's
- *   unbind waits until every one of them lets go.
+ *   videobuf2 imports (svod_dmabuf_vmap()), which the device's unbind
+ *   waits for, and dynamic attachments of devices that reach the BAR
+ *   peer-to-peer (svod_dmabuf_attach()), which it revokes instead: svod is
+ *   a dynamic exporter, as vfio's BAR dma-buf is, mapping under the
+ *   reservation lock; the unbind marks each dma-buf revoked and tells its
+ *   importers with dma_buf_move_notify() (svod_dev_tier_revoke_dmabufs()),
+ *   and their next map is -ENODEV. An importer's own pin is refused
+ *   (svod_dmabuf_pin()). Documentation/svod.rst, "Revocation", says why.
  *
  * Lock order: the file's lock, then the tier's lock, then svod_mmap_sem
- * (as MAP_OFFSET); the dma-buf core's locks are taken outside all of them.
+ * (as MAP_OFFSET); the dma-buf core's locks are taken outside all of them,
+ * except a dma-buf's reservation lock, which the tier's dmabuf_lock nests
+ * (revocation).
  */
 #include <kunit/visibility.h>
 #include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>
+#include <linux/dma-resv.h>
 #include <linux/fcntl.h>
 #include <linux/file.h>
 #include <linux/fs.h>
@@ -45,6 +53,7 @@
 
 /**
  * struct svod_dmabuf - the exporter's side of one dma-buf
+ * @td: its entry in the tier's dma-bufs, and whether it is revoked
  * @alloc: the allocation (holds a reference)
  * @map: the range its mmap() maps, NULL once revoked (svod_mmap_sem)
  * @counted: counted in the allocation's exports (svod_account_export())
@@ -52,11 +61,43 @@
  *	while they map the BAR (svod_dmabuf_vmap(); the dma-buf's lock)
  */
 struct svod_dmabuf {
+	struct svod_tier_dmabuf td;
 	struct svod_allocation *alloc;
 	struct svod_map *map;
 	bool counted;
 	struct page *sink;
 };
+
+/**
+ * struct svod_dmabuf_attach - the exporter's count of one attachment
+ * @pins: pin calls not yet undone (the importer's and the core's)
+ * @maps: tables handed out and not yet unmapped
+ *
+ * Both change under the dma-buf's reservation lock (dynamic attachments
+ * only: svod_dmabuf_attach()).
+ */
+struct svod_dmabuf_attach {
+	unsigned int pins;
+	unsigned int maps;
+};
+
+/**
+ * svod_dmabuf_own_pins() - the pins an importer took itself
+ * @pins: the attachment's pins, the core's included
+ * @maps: its tables, the one being made included
+ * @core_pins: the core pins around each table (6.1 without
+ *	CONFIG_DMABUF_MOVE_NOTIFY: dma_buf_map_attachment() pins, then maps)
+ *
+ * Context: any context.
+ * Return: the pins dma_buf_pin() took, which svod refuses.
+ */
+unsigned int svod_dmabuf_own_pins(unsigned int pins, unsigned int maps, bool core_pins)
+{
+	if (!core_pins)
+		return pins;
+	return pins > maps ? pins - maps : 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(svod_dmabuf_own_pins);
 
 /*
  * Attachments, for an importer whose device reaches the BAR peer-to-peer.
@@ -71,32 +112,70 @@ struct svod_dmabuf {
  * path to is attached (never on a kernel without CONFIG_PCI_P2PDMA, as
  * Debian's); anything else gets EOPNOTSUPP before it builds on a table,
  * which is also what keeps vgem's shmem helpers off their WARN for I/O
- * memory. An attachment holds the BAR as a vmap does: the device's unbind
- * waits for its detach.
+ * memory. Every attachment is dynamic, so the device's unbind does not
+ * wait for it: it revokes the dma-buf, and the importer's next map is
+ * -ENODEV (svod_dmabuf_map()); an attachment of a revoked dma-buf is
+ * -ENODEV at once. The tier is held only while its device is looked at.
  */
 static int svod_dmabuf_attach(struct dma_buf *dmabuf,
 			      struct dma_buf_attachment *attach)
 {
 	struct svod_dmabuf *priv = dmabuf->priv;
 	struct svod_dev_tier *tier = priv->alloc->tier;
+	struct svod_dmabuf_attach *sa;
+	int dist;
 
 	if (!attach->peer2peer)
 		return -EOPNOTSUPP;
-	if (!svod_dev_tier_importer_get(tier))
+	/* Unlocked: a map checks again under the reservation lock. */
+	if (READ_ONCE(priv->td.revoked) || !svod_dev_tier_importer_get(tier))
 		return -ENODEV;
-	if (pci_p2pdma_distance(tier->sdev->pdev, attach->dev, false) < 0) {
-		svod_dev_tier_importer_put(tier);
+	dist = pci_p2pdma_distance(tier->sdev->pdev, attach->dev, false);
+	svod_dev_tier_importer_put(tier);
+	if (dist < 0)
 		return -EOPNOTSUPP;
-	}
+	sa = kzalloc(sizeof(*sa), GFP_KERNEL_ACCOUNT);
+	if (!sa)
+		return -ENOMEM;
+	attach->priv = sa;
 	return 0;
 }
 
 static void svod_dmabuf_detach(struct dma_buf *dmabuf,
 			       struct dma_buf_attachment *attach)
 {
-	struct svod_dmabuf *priv = dmabuf->priv;
+	kfree(attach->priv);
+}
 
-	svod_dev_tier_importer_put(priv->alloc->tier);
+/*
+ * An importer's own pin (dma_buf_pin(): RDMA's memory regions without
+ * on-demand paging, a display's scanout) promises the table stays valid
+ * until it unpins, and such importers do not unmap when told to move; a
+ * BAR whose device goes cannot keep that promise, and waiting for the
+ * unpin would hold the unbind on userspace. So svod refuses it, as vfio
+ * does: with CONFIG_DMABUF_MOVE_NOTIFY the core pins only for the importer,
+ * and the pin is -EOPNOTSUPP; without it (6.1's default, Debian's) the core
+ * also pins around each map, which must work, so the pin is counted and the
+ * importer's map with a pin of its own is -EOPNOTSUPP instead
+ * (svod_dmabuf_map()). Called under the reservation lock.
+ */
+static int svod_dmabuf_pin(struct dma_buf_attachment *attach)
+{
+	struct svod_dmabuf_attach *sa = attach->priv;
+
+	dma_resv_assert_held(attach->dmabuf->resv);
+	if (IS_ENABLED(CONFIG_DMABUF_MOVE_NOTIFY))
+		return -EOPNOTSUPP;
+	sa->pins++;
+	return 0;
+}
+
+static void svod_dmabuf_unpin(struct dma_buf_attachment *attach)
+{
+	struct svod_dmabuf_attach *sa = attach->priv;
+
+	dma_resv_assert_held(attach->dmabuf->resv);
+	sa->pins--;
 }
 
 /**
@@ -178,25 +257,37 @@ common:
  * is marked as one (sg_dma_mark_bus_address()), which also tells the unmap
  * there is no mapping to undo. A device's writes are not checked, so a
  * read-only dma-buf is mapped only for the device to read (DMA_TO_DEVICE);
- * the dma-buf core maps a dynamic importer's attachment to svod
- * DMA_BIDIRECTIONAL, which it refuses.
+ * an importer asking for more is refused.
+ *
+ * Called under the dma-buf's reservation lock (every attachment is
+ * dynamic), which revocation takes to set @td.revoked: a revoked dma-buf
+ * is -ENODEV, and one not revoked still has its device (tier->sdev).
  */
 static struct sg_table *svod_dmabuf_map(struct dma_buf_attachment *attach,
 					enum dma_data_direction dir)
 {
 	struct svod_dmabuf *priv = attach->dmabuf->priv;
 	const struct svod_dev_tier *tier = priv->alloc->tier;
-	struct pci_dev *pdev = tier->sdev->pdev;
-	int bar = tier->spec.bar;
+	struct svod_dmabuf_attach *sa = attach->priv;
 	u64 size = svod_allocation_size(priv->alloc), done, len;
-	phys_addr_t phys = svod_allocation_phys(priv->alloc);
+	int bar = tier->spec.bar;
 	unsigned int seg, n, i;
 	struct scatterlist *sg;
+	struct pci_dev *pdev;
+	phys_addr_t phys;
 	struct sg_table *sgt;
 	dma_addr_t addr;
 	bool bus;
 	int ret;
 
+	dma_resv_assert_held(attach->dmabuf->resv);
+	if (priv->td.revoked)
+		return ERR_PTR(-ENODEV);
+	/* Not revoked: the device is still bound (its unbind revokes first). */
+	pdev = tier->sdev->pdev;
+	phys = svod_allocation_phys(priv->alloc);
+	if (svod_dmabuf_own_pins(sa->pins, sa->maps + 1, !IS_ENABLED(CONFIG_DMABUF_MOVE_NOTIFY)))
+		return ERR_PTR(-EOPNOTSUPP);
 	if (!(attach->dmabuf->file->f_mode & FMODE_WRITE) && dir != DMA_TO_DEVICE)
 		return ERR_PTR(-EACCES);
 	seg = max_t(unsigned int, PAGE_SIZE,
@@ -231,6 +322,7 @@ static struct sg_table *svod_dmabuf_map(struct dma_buf_attachment *attach,
 			sg_dma_mark_bus_address(sg);
 		done += len;
 	}
+	sa->maps++;
 	return sgt;
 
 table:
@@ -240,10 +332,15 @@ free:
 	return ERR_PTR(ret);
 }
 
+/* Also after the revocation: the table is the importer's device's to unmap. */
 static void svod_dmabuf_unmap(struct dma_buf_attachment *attach,
 			      struct sg_table *sgt, enum dma_data_direction dir)
 {
 	struct svod_dmabuf *priv = attach->dmabuf->priv;
+	struct svod_dmabuf_attach *sa = attach->priv;
+
+	dma_resv_assert_held(attach->dmabuf->resv);
+	sa->maps--;
 
 	if (!sg_is_dma_bus_address(sgt->sgl))
 		dma_unmap_resource(attach->dev, sg_dma_address(sgt->sgl),
@@ -265,6 +362,7 @@ static void svod_dmabuf_release(struct dma_buf *dmabuf)
 
 	/* No vma is left (each holds the file); the range holds the inode. */
 	svod_mmap_revoke(&priv->map);
+	svod_dev_tier_dmabuf_del(priv->alloc->tier, &priv->td);
 	if (priv->counted)
 		svod_account_export(priv->alloc, false);
 	svod_allocation_put(priv->alloc);
@@ -356,6 +454,8 @@ static void svod_dmabuf_vunmap(struct dma_buf *dmabuf, struct iosys_map *map)
 static const struct dma_buf_ops svod_dmabuf_ro_ops = {
 	.attach = svod_dmabuf_attach,
 	.detach = svod_dmabuf_detach,
+	.pin = svod_dmabuf_pin,
+	.unpin = svod_dmabuf_unpin,
 	.map_dma_buf = svod_dmabuf_map,
 	.unmap_dma_buf = svod_dmabuf_unmap,
 	.mmap = svod_dmabuf_mmap,
@@ -365,6 +465,8 @@ static const struct dma_buf_ops svod_dmabuf_ro_ops = {
 static const struct dma_buf_ops svod_dmabuf_rw_ops = {
 	.attach = svod_dmabuf_attach,
 	.detach = svod_dmabuf_detach,
+	.pin = svod_dmabuf_pin,
+	.unpin = svod_dmabuf_unpin,
 	.map_dma_buf = svod_dmabuf_map,
 	.unmap_dma_buf = svod_dmabuf_unmap,
 	.mmap = svod_dmabuf_mmap,
@@ -403,7 +505,8 @@ static bool svod_dmabuf_is_ours(const struct dma_buf *dmabuf)
 
 /*
  * Gives @dmabuf its mmap range, unless the device is gone or the
- * allocation cannot be mapped (its dma-buf could not be mmap()ed).
+ * allocation cannot be mapped (its dma-buf could not be mmap()ed), and
+ * puts it among its tier's dma-bufs, for revocation.
  */
 static int svod_dmabuf_init(struct dma_buf *dmabuf, bool writable)
 {
@@ -421,7 +524,7 @@ static int svod_dmabuf_init(struct dma_buf *dmabuf, bool writable)
 		ret = svod_mmap_dmabuf_init(priv->alloc, pfn, dmabuf->file->f_mapping,
 					    writable, &priv->map);
 	mutex_unlock(&tier->lock);
-	return ret;
+	return ret ? ret : svod_dev_tier_dmabuf_add(tier, &priv->td);
 }
 
 /*
@@ -475,6 +578,7 @@ int svod_export_ioctl(struct svod_file *sf, void *data)
 		return -ENOMEM;
 	}
 	priv->alloc = alloc;
+	INIT_LIST_HEAD(&priv->td.link);
 	info.size = svod_allocation_size(alloc);
 	info.ops = svod_dmabuf_ops(writable, info.size);
 	info.flags = writable ? O_RDWR : O_RDONLY;
@@ -486,6 +590,7 @@ int svod_export_ioctl(struct svod_file *sf, void *data)
 		return PTR_ERR(dmabuf);
 	}
 	/* From here on svod_dmabuf_release() undoes what is done. */
+	priv->td.dmabuf = dmabuf;
 	ret = svod_dmabuf_init(dmabuf, writable);
 	if (ret)
 		goto put;

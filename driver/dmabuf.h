@@ -11,6 +11,7 @@
 struct dma_buf_ops;
 
 int svod_dmabuf_nents(u64 size, unsigned int seg, unsigned int *nents);
+unsigned int svod_dmabuf_own_pins(unsigned int pins, unsigned int maps, bool core_pins);
 const struct dma_buf_ops *svod_dmabuf_ops(bool writable, u64 size);
 
 #endif /* SVOD_DMABUF_H */

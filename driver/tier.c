@@ -9,6 +9,8 @@
 #include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/ctype.h>
+#include <linux/dma-buf.h>
+#include <linux/dma-resv.h>
 #include <linux/fs.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -266,6 +268,8 @@ struct svod_dev_tier *svod_dev_tier_create(struct svod_dev *sdev,
 	spin_lock_init(&tier->async_lock);
 	mutex_init(&tier->lock);
 	INIT_LIST_HEAD(&tier->live);
+	mutex_init(&tier->dmabuf_lock);
+	INIT_LIST_HEAD(&tier->dmabufs);
 
 	ret = svod_range_init(&tier->core, spec->base, spec->size, spec->align,
 			      spec->reserved, spec->nr_reserved,
@@ -283,6 +287,7 @@ struct svod_dev_tier *svod_dev_tier_create(struct svod_dev *sdev,
 fini_core:
 	svod_range_fini(&tier->core);
 free_tier:
+	mutex_destroy(&tier->dmabuf_lock);
 	mutex_destroy(&tier->lock);
 	kfree(tier);
 	return ERR_PTR(ret);
@@ -309,7 +314,9 @@ static void svod_dev_tier_release(struct kref *ref)
 
 	xa_erase(&svod_tier_xa, tier->id);
 	WARN_ON(!list_empty(&tier->live));
+	WARN_ON(!list_empty(&tier->dmabufs));
 	svod_range_fini(&tier->core);
+	mutex_destroy(&tier->dmabuf_lock);
 	mutex_destroy(&tier->lock);
 	kfree(tier);
 }
@@ -518,10 +525,11 @@ EXPORT_SYMBOL_IF_KUNIT(svod_dev_tier_async_exit);
  * svod_dev_tier_importer_get() - let a kernel importer reach the tier's BAR
  * @tier: the tier
  *
- * A dma-buf importer's vmap or attachment (dmabuf.c) lasts until the
- * importer lets go, which svod cannot hurry: retiring the tier waits for
- * it (see svod_dev_tier_async_close()). Pair with
- * svod_dev_tier_importer_put().
+ * A dma-buf importer's vmap (dmabuf.c) lasts until the importer lets go,
+ * which svod cannot hurry: retiring the tier waits for it (see
+ * svod_dev_tier_async_close()). An attachment holds the tier only while it
+ * attaches: retiring revokes its mappings instead of waiting
+ * (svod_dev_tier_revoke_dmabufs()). Pair with svod_dev_tier_importer_put().
  *
  * Context: any; takes @tier's async_lock.
  * Return: true if the BAR stays mapped, and @tier's device bound, until
@@ -545,6 +553,78 @@ void svod_dev_tier_importer_put(struct svod_dev_tier *tier)
 }
 EXPORT_SYMBOL_IF_KUNIT(svod_dev_tier_importer_put);
 
+/**
+ * svod_dev_tier_dmabuf_add() - count a new dma-buf among the tier's
+ * @tier: the tier of the dma-buf's allocation
+ * @td: the dma-buf's record, not on any list
+ *
+ * Context: process context; takes @tier's dmabuf_lock.
+ * Return: 0; -ENODEV once the tier's dma-bufs were revoked (it is retiring).
+ */
+int svod_dev_tier_dmabuf_add(struct svod_dev_tier *tier, struct svod_tier_dmabuf *td)
+{
+	int ret = 0;
+
+	mutex_lock(&tier->dmabuf_lock);
+	if (tier->dmabufs_revoked)
+		ret = -ENODEV;
+	else
+		list_add_tail(&td->link, &tier->dmabufs);
+	mutex_unlock(&tier->dmabuf_lock);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(svod_dev_tier_dmabuf_add);
+
+/**
+ * svod_dev_tier_dmabuf_del() - a dma-buf of the tier is released
+ * @tier: the tier
+ * @td: the dma-buf's record, added or with an empty @td->link
+ *
+ * Context: process context; takes @tier's dmabuf_lock.
+ */
+void svod_dev_tier_dmabuf_del(struct svod_dev_tier *tier, struct svod_tier_dmabuf *td)
+{
+	mutex_lock(&tier->dmabuf_lock);
+	list_del_init(&td->link);
+	mutex_unlock(&tier->dmabuf_lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(svod_dev_tier_dmabuf_del);
+
+/**
+ * svod_dev_tier_revoke_dmabufs() - revoke every dma-buf of a retiring tier
+ * @tier: the tier
+ *
+ * As vfio's BAR exporter does: each dma-buf is marked revoked under its
+ * reservation lock and its importers are told with dma_buf_move_notify();
+ * from then on a map gives -ENODEV (dmabuf.c). An importer must stop using
+ * its mapping when told and unmap it; nothing here waits for that, and no
+ * dma-buf of the tier is made afterwards. A dma-buf being released (its
+ * file's last reference gone) is skipped: it has no importer left.
+ *
+ * Context: process context; no svod lock held; takes @tier's dmabuf_lock,
+ * then each dma-buf's reservation lock.
+ */
+void svod_dev_tier_revoke_dmabufs(struct svod_dev_tier *tier)
+{
+	struct svod_tier_dmabuf *td;
+
+	mutex_lock(&tier->dmabuf_lock);
+	tier->dmabufs_revoked = true;
+	list_for_each_entry(td, &tier->dmabufs, link) {
+		if (!get_file_rcu(td->dmabuf->file))
+			continue;
+		dma_resv_lock(td->dmabuf->resv, NULL);
+		/* svod_dmabuf_attach() reads it unlocked. */
+		WRITE_ONCE(td->revoked, true);
+		dma_buf_move_notify(td->dmabuf);
+		dma_resv_unlock(td->dmabuf->resv);
+		/* Deferred to task work or a worker: the release never runs here. */
+		fput(td->dmabuf->file);
+	}
+	mutex_unlock(&tier->dmabuf_lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(svod_dev_tier_revoke_dmabufs);
+
 /* Transfers and importers still on @tier's BAR; @importers: the latter. */
 static unsigned int svod_dev_tier_users(struct svod_dev_tier *tier,
 					unsigned int *importers)
@@ -562,8 +642,8 @@ static unsigned int svod_dev_tier_users(struct svod_dev_tier *tier,
 /*
  * No asynchronous transfer enters @tier from now on and no importer
  * reaches it; waits for those inside. Transfers stop at their next chunk
- * (async.c checks between chunks); an importer's vmap or attachment lasts
- * until the importer lets go (a V4L2 queue, until its buffers are freed),
+ * (async.c checks between chunks); an importer's vmap lasts until the
+ * importer lets go (a V4L2 queue, until its buffers are freed),
  * so this says once that it waits, and wakes every 10 s, as vfio's unbind
  * does for its users, never counting as a hung task.
  */
@@ -593,8 +673,11 @@ static void svod_dev_tier_async_close(struct svod_dev_tier *tier)
  * svod_dev_tier_retire_unbound() - retire a tier of a device being unbound
  * @tier: a tier detached from its device (svod_dev_unregister())
  *
- * Stops the asynchronous transfers on @tier (each at its next chunk; those
- * queued fail with -ENODEV without touching the BAR), waits for the
+ * Revokes the dma-bufs of @tier's allocations (svod_dev_tier_revoke_dmabufs(),
+ * no wait for their importers' attachments), stops the asynchronous
+ * transfers on @tier (each at its next chunk; those queued fail with -ENODEV
+ * without touching the BAR) and waits for them and for kernel importers'
+ * vmaps (svod_dev_tier_async_close()), waits for the
  * synchronous ones in flight (io_sem for write), marks it gone
  * (so no allocation is added to its live list any more), then, holding
  * io_sem alone (no allocation leaves the list meanwhile: releases and
@@ -604,14 +687,15 @@ static void svod_dev_tier_async_close(struct svod_dev_tier *tier)
  * fdinfo never wait for it. Only the device's unbind waits like this, and it
  * holds no module-wide lock meanwhile.
  *
- * Context: process context; no svod lock held; takes @tier's io_sem for
- * write and its lock.
+ * Context: process context; no svod lock held; takes @tier's dmabuf_lock,
+ * its io_sem for write and its lock.
  */
 void svod_dev_tier_retire_unbound(struct svod_dev_tier *tier)
 {
 	struct svod_allocation *alloc;
 
 	lockdep_assert_not_held(&svod_decl_lock);
+	svod_dev_tier_revoke_dmabufs(tier);
 	svod_dev_tier_async_close(tier);
 	down_write(&tier->io_sem);
 	mutex_lock(&tier->lock);

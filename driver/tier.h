@@ -22,6 +22,7 @@
 
 struct cred;
 struct device;
+struct dma_buf;
 struct file;
 struct svod_dev;
 
@@ -102,9 +103,13 @@ struct svod_tier_spec {
  *	which take neither @io_sem nor @lock: they signal dma_fences, and
  *	those two are held around allocations elsewhere
  * @importers: dma-buf importers in the kernel that reach the tier's BAR
- *	(dmabuf.c: a vmap, an attachment), each until it lets go
+ *	(dmabuf.c: a vmap until it lets go; an attachment while it attaches)
  * @async_closed: set when the tier is retired; no asynchronous transfer
  *	starts touching the BAR after that, and no importer reaches it
+ * @dmabuf_lock: protects @dmabufs and @dmabufs_revoked
+ * @dmabufs: the dma-bufs of the tier's allocations (struct svod_tier_dmabuf)
+ * @dmabufs_revoked: set when the tier is retired; no dma-buf joins @dmabufs
+ *	after that
  */
 struct svod_dev_tier {
 	struct kref ref;
@@ -129,6 +134,24 @@ struct svod_dev_tier {
 	unsigned int async_active;
 	unsigned int importers;
 	bool async_closed;
+	/* Protects @dmabufs and @dmabufs_revoked; taken outside a dma-buf's reservation lock. */
+	struct mutex dmabuf_lock;
+	struct list_head dmabufs;
+	bool dmabufs_revoked;
+};
+
+/**
+ * struct svod_tier_dmabuf - a dma-buf of a tier's allocation, as retiring
+ *	the tier revokes it (dmabuf.c embeds it in its own record)
+ * @link: entry in the tier's dmabufs (its dmabuf_lock); empty once it left
+ * @dmabuf: the dma-buf
+ * @revoked: its importers may map it no more; set under @dmabuf's
+ *	reservation lock, which the map holds when it reads it
+ */
+struct svod_tier_dmabuf {
+	struct list_head link;
+	struct dma_buf *dmabuf;
+	bool revoked;
 };
 
 extern struct mutex svod_decl_lock;
@@ -162,5 +185,8 @@ bool svod_dev_tier_async_enter(struct svod_dev_tier *tier);
 void svod_dev_tier_async_exit(struct svod_dev_tier *tier);
 bool svod_dev_tier_importer_get(struct svod_dev_tier *tier);
 void svod_dev_tier_importer_put(struct svod_dev_tier *tier);
+int svod_dev_tier_dmabuf_add(struct svod_dev_tier *tier, struct svod_tier_dmabuf *td);
+void svod_dev_tier_dmabuf_del(struct svod_dev_tier *tier, struct svod_tier_dmabuf *td);
+void svod_dev_tier_revoke_dmabufs(struct svod_dev_tier *tier);
 
 #endif /* SVOD_TIER_H */

@@ -773,6 +773,46 @@ int ht_unbind_waits_for_importer(const char *bdf, pid_t *pid)
 }
 
 /**
+ * ht_unbind_while_importer_holds() - unbind a device in a child, and see it not wait
+ * @bdf: the device; one dynamic kernel importer holds a dma-buf of it
+ * @pid: out: the child if it is still inside the unbind (to reap with
+ *	ht_wait_exit() once the importer let go), else -1
+ *
+ * The child writes @bdf to svod's unbind while the importer keeps its
+ * attachment. The unbind must end on its own, never saying that it waits
+ * for the importer (driver/tier.c): that line, or the child still inside
+ * after the bound that only keeps a broken driver from hanging the run
+ * (60 s), is a failure, and the caller lets the importer go to end it.
+ *
+ * Context: main thread; needs root.
+ * Return: 1 if the unbind succeeded without waiting for the importer, else 0.
+ */
+int ht_unbind_while_importer_holds(const char *bdf, pid_t *pid)
+{
+	int kfd = ht_kmsg_open(), waited = 0, status = -1, i;
+	pid_t done = 0;
+
+	*pid = -1;
+	if (kfd < 0)
+		return 0;
+	*pid = fork();
+	if (!*pid)
+		_exit(svod_driver_bind(bdf, 0) ? 1 : 0);
+	for (i = 0; *pid > 0 && i < 6000 && !waited && !done; i++) {
+		done = waitpid(*pid, &status, WNOHANG);
+		waited = ht_kmsg_find(kfd, "of its dma-bufs to let go");
+		if (!done && !waited)
+			usleep(10000);
+	}
+	close(kfd);
+	if (done > 0)
+		*pid = -1;
+	tap_diag("unbind of %s: %s%s", bdf, done > 0 ? "returned" : "still inside",
+		 waited ? ", waiting for the importer" : "");
+	return done > 0 && !waited && WIFEXITED(status) && !WEXITSTATUS(status);
+}
+
+/**
  * ht_fill_xorshift() - a reproducible byte pattern
  * @p: the buffer
  * @len: bytes

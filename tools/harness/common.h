@@ -46,6 +46,7 @@ int ht_wait_exit(pid_t pid);
 int ht_kmsg_open(void);
 int ht_kmsg_find(int kfd, const char *needle);
 int ht_unbind_waits_for_importer(const char *bdf, pid_t *pid);
+int ht_unbind_while_importer_holds(const char *bdf, pid_t *pid);
 void ht_fill_xorshift(uint8_t *p, size_t len, uint32_t seed);
 int ht_pinned_pages(long long *out);
 int64_t ht_fdinfo_value(pid_t pid, int fd, const char *key);

@@ -20,11 +20,13 @@ struct svod_p2p_req {
 	uint64_t offset;
 	uint32_t length;
 	uint32_t seed;
+	uint32_t moves;
+	uint32_t mapped;
 };
 
 enum {
 	SVOD_P2P_STATIC, SVOD_P2P_HOLD, SVOD_P2P_RELEASE, SVOD_P2P_NOT_PCI, SVOD_P2P_WRITE,
-	SVOD_P2P_WRONG,
+	SVOD_P2P_WRONG, SVOD_P2P_PIN, SVOD_P2P_MAP, SVOD_P2P_STATE,
 };
 
 #define SVOD_P2P_IOCTL	_IOWR('S', 0x70, struct svod_p2p_req)

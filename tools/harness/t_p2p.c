@@ -3,12 +3,14 @@
  * t_p2p: svod's dma-bufs attached by a device, peer-to-peer, by topology
  * (Documentation/svod.rst, "Peer-to-peer by topology"). The importer is
  * svod_p2p_importer.ko (tools/testing/p2p_importer), on behalf of QEMU's
- * edu device, as RDMA's pinned importers attach: no driver in the guest
- * attaches a dma-buf peer-to-peer itself.
+ * edu device, as RDMA's importers attach: no driver in the guest attaches
+ * a dma-buf peer-to-peer itself.
  *
  * For each device svod drives: a static attachment is EOPNOTSUPP (it never
  * allows peer-to-peer), and so is a dynamic one of a device that is not
- * PCI. Then edu's dynamic attachment, whose outcome this program works out
+ * PCI, and so is edu's pinned one (pin, then map, as RDMA without on-demand
+ * paging does): svod revokes at unbind, which a pin forbids. Then edu's
+ * dynamic attachment, whose outcome this program works out
  * on its own from sysfs (the devices' paths, the bridges' ACS control, the
  * CPU, SVOD_IOMMU from the rig), as 6.1's pci_p2pdma_distance() and
  * upstream's map types decide it:
@@ -25,10 +27,12 @@
  * DMA to the IOMMU when one translates (it routes no peer-to-peer in a
  * switch), so a bus-address table is written through only on the direct
  * boot, with the IOMMU off. A read-only dma-buf is EACCES where edu could
- * attach (the core maps it DMA_BIDIRECTIONAL).
- * Unbinding a device while edu holds an attachment waits, saying so in the
- * kernel log, until it lets go; then an attachment of the gone device's
- * dma-buf is ENODEV, and the device binds again, clean.
+ * attach (edu maps it DMA_BIDIRECTIONAL).
+ * Unbinding a device while edu holds a mapped attachment does not wait for
+ * it: the unbind returns while edu still holds it, having told edu to move
+ * (move_notify, on which edu unmaps); edu's next map is ENODEV, it lets go
+ * cleanly, a new attachment of the gone device's dma-buf is ENODEV, and the
+ * device binds again, clean.
  */
 #include <errno.h>
 #include <limits.h>
@@ -44,8 +48,9 @@
 #include "tap.h"
 
 #define NR_DEVS		2
-#define NR_ATTACH	7
-#define NR_CASES	(NR_DEVS * NR_ATTACH + 4)
+#define NR_ATTACH	8
+#define NR_UNBIND	6
+#define NR_CASES	(NR_DEVS * NR_ATTACH + NR_UNBIND)
 #define SZ		(256u << 10)
 /* edu's write: 8 KiB across the first two 64 KiB entries of edu's table. */
 #define W_OFF		((64u << 10) - 2048)
@@ -207,6 +212,9 @@ static void test_attach(const struct svod_tier_info *t, enum route route)
 		  dev);
 	tap_errno(importer(SVOD_P2P_NOT_PCI, d, NULL), -EOPNOTSUPP,
 		  "importer_that_is_not_pci_refused (%s)", dev);
+	/* Refused where edu attaches at all (its map); the HOLD below finds nothing left. */
+	tap_errno(importer(SVOD_P2P_PIN, d, NULL), -EOPNOTSUPP, "pinned_importer_refused (%s)",
+		  dev);
 
 	ret = importer(SVOD_P2P_HOLD, d, &r);
 	held = !ret;
@@ -263,20 +271,24 @@ static void test_attach(const struct svod_tier_info *t, enum route route)
 	svod_free(svod, pad.handle);
 }
 
-/* The last device edu attaches to (or the last one), unbound while edu holds an attachment. */
+/*
+ * The last device edu attaches to (or the last one), unbound while edu holds
+ * a mapped attachment: the unbind revokes it instead of waiting.
+ */
 static void test_unbind(const char (*bdfs)[SVOD_NAME_LEN], int n)
 {
 	char bdf[SVOD_NAME_LEN];
 	struct svod_tier_info tb, t;
+	struct svod_p2p_req st = {};
 	struct svod_alloc a = {};
-	int d = -1, ret, i, waiting, st = -1, p2p = 0;
+	int d = -1, ret, i, prompt, p2p = 0;
 	pid_t pid = -1;
 
 	for (i = n - 1; i >= 0 && !p2p; i--)
 		p2p = expected_route(bdfs[i]) != REFUSED;
 	i = p2p ? i + 1 : n - 1;
 	if (n < 1 || svod_tier_by_device(svod, bdfs[i], &tb)) {
-		for (i = 0; i < 4; i++)
+		for (i = 0; i < NR_UNBIND; i++)
 			tap_skip("no device", "p2p unbind case %d", i);
 		return;
 	}
@@ -284,16 +296,25 @@ static void test_unbind(const char (*bdfs)[SVOD_NAME_LEN], int n)
 	ret = exported(&tb, SVOD_EXPORT_WRITE, &a, &d);
 	if (p2p) {
 		ret = ret ? ret : importer(SVOD_P2P_HOLD, d, NULL);
-		waiting = !ret && ht_unbind_waits_for_importer(bdf, &pid);
-		tap_ok(waiting, "unbind_waits_while_edu_holds_an_attachment (%s: %s)", bdf, ht_err(ret));
-		importer(SVOD_P2P_RELEASE, -1, NULL);
-		st = pid > 0 ? ht_wait_exit(pid) : -1;
-		tap_ok(st == 0, "unbind_returns_once_edu_lets_go (status %d)", st);
+		prompt = !ret && ht_unbind_while_importer_holds(bdf, &pid);
+		/* Asked before anything lets go: edu still holds its attachment. */
+		st.op = SVOD_P2P_STATE;
+		ret = ret ? ret : (ioctl(ctl, SVOD_P2P_IOCTL, &st) ? -errno : 0);
+		tap_ok(prompt && !ret, "unbind_returns_while_edu_holds_its_attachment (%s: %s)", bdf,
+		       ht_err(ret));
+		tap_ok(!ret && st.moves >= 1 && !st.mapped,
+		       "edu_told_to_move_and_unmapped (%u moves, mapped %u)", st.moves, st.mapped);
+		tap_errno(importer(SVOD_P2P_MAP, -1, NULL), -ENODEV, "edu_map_after_the_unbind_enodev");
+		ret = importer(SVOD_P2P_RELEASE, -1, NULL);
+		tap_errno(ret, 0, "edu_lets_go_cleanly");
+		if (pid > 0)
+			tap_diag("the unbind ended once edu let go: status %d", ht_wait_exit(pid));
 	} else {
-		tap_skip("edu attaches to no device here",
-			 "unbind_waits_while_edu_holds_an_attachment");
+		for (i = 0; i < 4; i++)
+			tap_skip("edu attaches to no device here", "p2p unbind case %d", i);
 		ret = ret ? ret : svod_driver_bind(bdf, 0);
-		tap_errno(ret, 0, "unbind (%s)", bdf);
+		if (ret)
+			tap_diag("unbind (%s): %s", bdf, ht_err(ret));
 	}
 	ret = importer(SVOD_P2P_HOLD, d, NULL);
 	if (!ret)

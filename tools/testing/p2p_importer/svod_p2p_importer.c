@@ -2,21 +2,32 @@
 /*
  * svod_p2p_importer: a test-only dma-buf importer in the kernel, for
  * t_p2p (tools/harness/t_p2p.c). No driver in QEMU's guest attaches a
- * dma-buf peer-to-peer, so this one does it the way RDMA's pinned
- * importers do (ib_umem_dmabuf_get_pinned(): a dynamic attachment that
- * allows peer-to-peer, pinned, then the table), on behalf of QEMU's edu device,
- * the guest's bus-master, and moves bytes through the table with edu's
- * second DMA channel (svod_edu_dma; svod.ko holds the first).
+ * dma-buf peer-to-peer, so this one does it the way RDMA's importers do,
+ * on behalf of QEMU's edu device, the guest's bus-master: a dynamic
+ * attachment that allows peer-to-peer and is told when to move
+ * (ib_umem_dmabuf_get() with on-demand paging), or one that pins first
+ * (ib_umem_dmabuf_get_pinned()), which svod refuses. It moves bytes through
+ * the table with edu's second DMA channel (svod_edu_dma; svod.ko holds the
+ * first).
  *
  * /sys/kernel/debug/svod_p2p_importer/ctl takes SVOD_P2P_IOCTL with a
  * struct svod_p2p_req (tools/harness/p2p_importer.h has the same definitions):
  * op STATIC attaches statically (dma_buf_attach()) and detaches; P2P_HOLD
  * attaches dynamically with allow_peer2peer, maps and keeps the attachment
- * (one at a time) and reports its table; RELEASE unmaps and detaches it;
+ * (one at a time) and reports its table; when the exporter calls its
+ * move_notify, the importer counts it and unmaps the table at once, as
+ * ib_umem_dmabuf's invalidation does; MAP maps the held attachment again if
+ * it has no table (ENODEV from a revoked dma-buf) and reports it; STATE
+ * reports in @moves how often move_notify was called since HOLD and in
+ * @mapped whether a table is held; RELEASE unmaps and detaches it; PIN
+ * attaches, pins and maps as ib_umem_dmabuf_get_pinned() does, lets go,
+ * and returns what the pin and the map gave;
  * NOT_PCI attaches as P2P_HOLD does with a device that is not PCI, and
  * lets go; WRITE has edu copy @length bytes (at most 64 KiB) of a pattern
  * (tools/harness/common.c's xorshift of @seed) from memory to @offset of
- * the held attachment's range, through its table, and waits for the copy.
+ * the held attachment's range, through its table (mapped again first if
+ * move_notify took it), and waits for the copy, under the reservation
+ * lock, so a move waits for it.
  * WRONG maps wrongly on purpose, for t_iommu: edu copies @length bytes (at
  * most a page) of the pattern to a kernel page by the page's CPU physical
  * address, which nothing mapped for edu, and reports in @len how many of
@@ -49,11 +60,13 @@ struct svod_p2p_req {
 	__u64 offset;	/* WRITE: where in the range */
 	__u32 length;	/* WRITE: bytes */
 	__u32 seed;	/* WRITE: the pattern's */
+	__u32 moves;	/* STATE: move_notify calls since HOLD */
+	__u32 mapped;	/* STATE: 1 if the held attachment has a table */
 };
 
 enum {
 	SVOD_P2P_STATIC, SVOD_P2P_HOLD, SVOD_P2P_RELEASE, SVOD_P2P_NOT_PCI, SVOD_P2P_WRITE,
-	SVOD_P2P_WRONG,
+	SVOD_P2P_WRONG, SVOD_P2P_PIN, SVOD_P2P_MAP, SVOD_P2P_STATE,
 };
 
 #define SVOD_P2P_MAX_WRITE	SZ_64K
@@ -63,12 +76,27 @@ enum {
 static struct dentry *dir;
 static struct device *not_pci;
 static DEFINE_MUTEX(lock);
+/* The held attachment (@lock); its table and moves are under its reservation lock. */
 static struct dma_buf_attachment *held;
 static struct sg_table *held_sgt;
+static unsigned int held_moves;
 
-/* A pinned importer's table never moves: nothing to do. */
+/*
+ * The exporter moves or revokes the buffer: as ib_umem_dmabuf's
+ * invalidation, the table is unmapped at once (the reservation lock is
+ * held) and mapped again only when next needed. Only the held attachment
+ * has @importer_priv; PIN's and NOT_PCI's never keep a table.
+ */
 static void p2p_move_notify(struct dma_buf_attachment *attach)
 {
+	dma_resv_assert_held(attach->dmabuf->resv);
+	if (!attach->importer_priv)
+		return;
+	held_moves++;
+	if (held_sgt) {
+		dma_buf_unmap_attachment(attach, held_sgt, DMA_BIDIRECTIONAL);
+		held_sgt = NULL;
+	}
 }
 
 static const struct dma_buf_attach_ops p2p_ops = {
@@ -84,38 +112,22 @@ static void p2p_release(void)
 		return;
 	dmabuf = held->dmabuf;
 	dma_resv_lock(dmabuf->resv, NULL);
-	dma_buf_unmap_attachment(held, held_sgt, DMA_BIDIRECTIONAL);
-	dma_buf_unpin(held);
+	if (held_sgt)
+		dma_buf_unmap_attachment(held, held_sgt, DMA_BIDIRECTIONAL);
+	held_sgt = NULL;
 	dma_resv_unlock(dmabuf->resv);
 	dma_buf_detach(dmabuf, held);
 	dma_buf_put(dmabuf);
 	held = NULL;
-	held_sgt = NULL;
 }
 
-static int p2p_hold(struct dma_buf *dmabuf, struct device *dev, struct svod_p2p_req *req)
+/* Reports @sgt in @req. */
+static void p2p_report(struct sg_table *sgt, struct svod_p2p_req *req)
 {
-	struct dma_buf_attachment *attach;
 	struct scatterlist *sg;
-	struct sg_table *sgt;
 	dma_addr_t next = 0;
 	unsigned int i;
-	int ret;
 
-	attach = dma_buf_dynamic_attach(dmabuf, dev, &p2p_ops, NULL);
-	if (IS_ERR(attach))
-		return PTR_ERR(attach);
-	/* As ib_umem_dmabuf_get_pinned(): pin, then map, under the lock. */
-	dma_resv_lock(dmabuf->resv, NULL);
-	ret = dma_buf_pin(attach);
-	sgt = ret ? ERR_PTR(ret) : dma_buf_map_attachment(attach, DMA_BIDIRECTIONAL);
-	if (IS_ERR(sgt) && !ret)
-		dma_buf_unpin(attach);
-	dma_resv_unlock(dmabuf->resv);
-	if (IS_ERR(sgt)) {
-		dma_buf_detach(dmabuf, attach);
-		return PTR_ERR(sgt);
-	}
 	req->addr = sg_dma_address(sgt->sgl);
 	req->len = 0;
 	req->nents = sgt->nents;
@@ -126,9 +138,68 @@ static int p2p_hold(struct dma_buf *dmabuf, struct device *dev, struct svod_p2p_
 		next = sg_dma_address(sg) + sg_dma_len(sg);
 		req->len += sg_dma_len(sg);
 	}
-	held = attach;
+}
+
+/* The held attachment's table, mapped again if a move took it; the caller holds its lock. */
+static int p2p_map_held(void)
+{
+	struct sg_table *sgt;
+
+	dma_resv_assert_held(held->dmabuf->resv);
+	if (held_sgt)
+		return 0;
+	sgt = dma_buf_map_attachment(held, DMA_BIDIRECTIONAL);
+	if (IS_ERR(sgt))
+		return PTR_ERR(sgt);
 	held_sgt = sgt;
 	return 0;
+}
+
+static int p2p_hold(struct dma_buf *dmabuf, struct device *dev, struct svod_p2p_req *req)
+{
+	struct dma_buf_attachment *attach;
+	int ret;
+
+	/* importer_priv marks the attachment whose table move_notify takes. */
+	attach = dma_buf_dynamic_attach(dmabuf, dev, &p2p_ops, &held);
+	if (IS_ERR(attach))
+		return PTR_ERR(attach);
+	held = attach;
+	dma_resv_lock(dmabuf->resv, NULL);
+	held_moves = 0;
+	ret = p2p_map_held();
+	if (!ret)
+		p2p_report(held_sgt, req);
+	dma_resv_unlock(dmabuf->resv);
+	if (ret) {
+		dma_buf_detach(dmabuf, attach);
+		held = NULL;
+	}
+	return ret;
+}
+
+/* As ib_umem_dmabuf_get_pinned(): pin, then map, under the lock; then let go. */
+static int p2p_pin(struct dma_buf *dmabuf, struct device *dev)
+{
+	struct dma_buf_attachment *attach;
+	struct sg_table *sgt;
+	int ret;
+
+	attach = dma_buf_dynamic_attach(dmabuf, dev, &p2p_ops, NULL);
+	if (IS_ERR(attach))
+		return PTR_ERR(attach);
+	dma_resv_lock(dmabuf->resv, NULL);
+	ret = dma_buf_pin(attach);
+	if (!ret) {
+		sgt = dma_buf_map_attachment(attach, DMA_BIDIRECTIONAL);
+		ret = PTR_ERR_OR_ZERO(sgt);
+		if (!ret)
+			dma_buf_unmap_attachment(attach, sgt, DMA_BIDIRECTIONAL);
+		dma_buf_unpin(attach);
+	}
+	dma_resv_unlock(dmabuf->resv);
+	dma_buf_detach(dmabuf, attach);
+	return ret;
 }
 
 static void p2p_done(void *param)
@@ -269,6 +340,30 @@ out:
 	return ret;
 }
 
+/* The held attachment's op under its reservation lock: WRITE, MAP or STATE. */
+static int p2p_held_op(struct svod_p2p_req *req)
+{
+	struct dma_resv *resv;
+	int ret = 0;
+
+	if (!held)
+		return -ENOENT;
+	resv = held->dmabuf->resv;
+	dma_resv_lock(resv, NULL);
+	if (req->op == SVOD_P2P_STATE) {
+		req->moves = held_moves;
+		req->mapped = !!held_sgt;
+	} else {
+		ret = p2p_map_held();
+		if (!ret && req->op == SVOD_P2P_MAP)
+			p2p_report(held_sgt, req);
+		else if (!ret)
+			ret = p2p_write(req, held_sgt);
+	}
+	dma_resv_unlock(resv);
+	return ret;
+}
+
 static long p2p_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 {
 	struct pci_dev *edu = pci_get_device(0x1234, 0x11e8, NULL);
@@ -291,8 +386,10 @@ static long p2p_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 		p2p_release();
 		goto unlock;
 	}
-	if (req.op == SVOD_P2P_WRITE) {
-		ret = held ? p2p_write(&req, held_sgt) : -ENOENT;
+	if (req.op == SVOD_P2P_WRITE || req.op == SVOD_P2P_MAP || req.op == SVOD_P2P_STATE) {
+		ret = p2p_held_op(&req);
+		if (!ret && copy_to_user((void __user *)arg, &req, sizeof(req)))
+			ret = -EFAULT;
 		goto unlock;
 	}
 	if (req.op == SVOD_P2P_WRONG) {
@@ -321,6 +418,9 @@ static long p2p_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 		ret = held ? -EBUSY : p2p_hold(dmabuf, &edu->dev, &req);
 		if (!ret)
 			dmabuf = NULL;	/* the held attachment keeps the reference */
+		break;
+	case SVOD_P2P_PIN:
+		ret = p2p_pin(dmabuf, &edu->dev);
 		break;
 	case SVOD_P2P_NOT_PCI:
 		ret = held ? -EBUSY : p2p_hold(dmabuf, not_pci, &req);
