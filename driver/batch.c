@@ -214,14 +214,18 @@ int svod_batch_ioctl(struct svod_file *sf, void *data)
 		return -E2BIG;
 	}
 
+	/* User-sized: a failure is the caller's -ENOMEM, not a warning. */
 	ret = -ENOMEM;
-	entries = kvmalloc_array(req->nr_entries, sizeof(*entries), GFP_KERNEL_ACCOUNT);
+	entries = kvmalloc_array(req->nr_entries, sizeof(*entries),
+				 GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!entries)
 		return ret;
-	parts = kvmalloc_array(req->nr_entries, sizeof(*parts), GFP_KERNEL_ACCOUNT);
+	parts = kvmalloc_array(req->nr_entries, sizeof(*parts),
+			       GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!parts)
 		goto free_entries;
-	allocs = kvmalloc_array(req->nr_entries, sizeof(*allocs), GFP_KERNEL_ACCOUNT);
+	allocs = kvmalloc_array(req->nr_entries, sizeof(*allocs),
+				GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!allocs)
 		goto free_parts;
 	ret = svod_batch_copy_entries(entries, req, esize, &req->failed_entry);
