@@ -67,13 +67,31 @@ static int svod_batch_copy_entries(struct svod_batch_entry *entries,
 }
 
 /*
+ * What the last entry's lookup found, for the entries after it that name
+ * the same handle with the same op (a layer's tensors in one allocation):
+ * they skip the file's lock and the tier's io_sem and hold no reference of
+ * their own, the first one's covering them until the batch is queued.
+ */
+struct svod_batch_grant {
+	u64 handle;
+	u32 op;
+	struct svod_allocation *alloc;
+	const struct svod_bar *bar;
+	const void *key;
+	u64 grant_off;
+	u64 grant_len;
+};
+
+/*
  * One entry against its live grant, with the checks (and errnos) of a
- * single STAGE or READ. On success the caller owns a reference on the
- * allocation (*@allocp) until the batch is queued or given up: FREE or
- * close cannot return its range to the tier meanwhile.
+ * single STAGE or READ. On success *@allocp is a reference on the
+ * allocation the caller owns until the batch is queued or given up (FREE
+ * or close cannot return its range to the tier meanwhile), or NULL for an
+ * entry @g covered.
  */
 static int svod_batch_check_entry(struct svod_file *sf,
 				  const struct svod_batch_entry *e,
+				  struct svod_batch_grant *g,
 				  struct svod_async_part *part,
 				  struct svod_allocation **allocp)
 {
@@ -85,40 +103,48 @@ static int svod_batch_check_entry(struct svod_file *sf,
 		.flags = SVOD_XFER_CPU,
 		.to_device = to_device,
 	};
-	struct svod_allocation *alloc;
+	struct svod_allocation *alloc = NULL;
 	struct svod_dev_tier *tier;
-	const struct svod_bar *bar = NULL;
-	const void *key;
 	int ret;
 
+	*allocp = NULL;
 	if ((e->op != SVOD_BATCH_STAGE && e->op != SVOD_BATCH_READ) || e->flags)
 		return -EINVAL;
-	alloc = svod_allocation_get(sf, e->handle, to_device ?
-				    SVOD_ACCESS_WRITE : SVOD_ACCESS_READ, &key);
-	if (IS_ERR(alloc))
-		return PTR_ERR(alloc);
-	tier = alloc->tier;
-	ret = down_read_killable(&tier->io_sem);
-	if (ret)
-		goto put_alloc;
-	if (tier->gone) {
-		ret = -ENODEV;
-	} else {
-		xfer.grant_off = tier->spec.offset +
-				 (svod_allocation_start(alloc) - tier->spec.base);
-		xfer.grant_len = svod_allocation_size(alloc);
-		bar = &tier->sdev->bars[tier->spec.bar];
-		ret = svod_stage_check(bar, &xfer);
+	if (!g->alloc || g->handle != e->handle || g->op != e->op) {
+		alloc = svod_allocation_get(sf, e->handle, to_device ?
+					    SVOD_ACCESS_WRITE : SVOD_ACCESS_READ, &g->key);
+		g->alloc = NULL;
+		if (IS_ERR(alloc))
+			return PTR_ERR(alloc);
+		tier = alloc->tier;
+		ret = down_read_killable(&tier->io_sem);
+		if (ret)
+			goto put_alloc;
+		if (tier->gone) {
+			up_read(&tier->io_sem);
+			ret = -ENODEV;
+			goto put_alloc;
+		}
+		g->grant_off = tier->spec.offset +
+			       (svod_allocation_start(alloc) - tier->spec.base);
+		g->grant_len = svod_allocation_size(alloc);
+		g->bar = &tier->sdev->bars[tier->spec.bar];
+		up_read(&tier->io_sem);
+		g->handle = e->handle;
+		g->op = e->op;
+		g->alloc = alloc;
 	}
-	up_read(&tier->io_sem);
+	xfer.grant_off = g->grant_off;
+	xfer.grant_len = g->grant_len;
+	ret = svod_stage_check(g->bar, &xfer);
 	if (!ret && !access_ok(xfer.ubuf, xfer.length))
 		ret = -EFAULT;
 	if (ret)
 		goto put_alloc;
 	*part = (struct svod_async_part){
-		.tier = tier,
-		.bar = bar,
-		.key = key,
+		.tier = g->alloc->tier,
+		.bar = g->bar,
+		.key = g->key,
 		.bar_off = xfer.grant_off + xfer.offset,
 		.length = xfer.length,
 		.ubuf = (unsigned long)xfer.ubuf,
@@ -128,7 +154,10 @@ static int svod_batch_check_entry(struct svod_file *sf,
 	return 0;
 
 put_alloc:
-	svod_allocation_put(alloc);
+	if (alloc) {
+		g->alloc = NULL;
+		svod_allocation_put(alloc);
+	}
 	return ret;
 }
 
@@ -148,6 +177,10 @@ static int svod_batch_queue(struct svod_file *sf,
 
 	mutex_lock(&sf->lock);
 	for (i = 0; i < req->nr_entries; i++) {
+		/* One lookup for a run of entries through one handle. */
+		if (i && entries[i].handle == entries[i - 1].handle &&
+		    parts[i].key == parts[i - 1].key)
+			continue;
 		if (svod_handle_lookup(&sf->handles, entries[i].handle) != parts[i].key) {
 			req->failed_entry = i;
 			ret = -ESTALE;
@@ -195,6 +228,7 @@ int svod_batch_ioctl(struct svod_file *sf, void *data)
 	struct svod_batch_entry *entries;
 	struct svod_async_part *parts;
 	struct svod_async_job *job;
+	struct svod_batch_grant grant = {};
 	u32 i, nr_held = 0;
 	int ret;
 
@@ -233,7 +267,7 @@ int svod_batch_ioctl(struct svod_file *sf, void *data)
 		goto free_allocs;
 
 	for (i = 0; i < req->nr_entries; i++) {
-		ret = svod_batch_check_entry(sf, &entries[i], &parts[i], &allocs[i]);
+		ret = svod_batch_check_entry(sf, &entries[i], &grant, &parts[i], &allocs[i]);
 		if (ret) {
 			req->failed_entry = i;
 			goto put_allocs;
@@ -249,8 +283,10 @@ int svod_batch_ioctl(struct svod_file *sf, void *data)
 	ret = svod_batch_queue(sf, entries, parts, job, call);
 
 put_allocs:
-	for (i = 0; i < nr_held; i++)
-		svod_allocation_put(allocs[i]);
+	for (i = 0; i < nr_held; i++) {
+		if (allocs[i])
+			svod_allocation_put(allocs[i]);
+	}
 free_allocs:
 	kvfree(allocs);
 free_parts:
