@@ -10,7 +10,9 @@
  *   READ buffers; its sync_file signals; libsvod's svod_batch() does the
  *   same;
  * - a bad entry at index k for each kind (stale handle, beyond the grant,
- *   a range reaching into a freed neighbour, an unknown op, an unmapped
+ *   a range reaching into a freed neighbour, a STAGE after READs through
+ *   a read-only handle (EACCES: a run of entries through one handle is
+ *   looked up once per op), an unknown op, an unmapped
  *   buffer found only when pinning, entry flags; an entry size too small,
  *   a nonzero tail at entry k, a count past SVOD_BATCH_MAX_ENTRIES) fails
  *   with its errno and k in failed_entry; the timeline does not move
@@ -38,7 +40,7 @@
 #include "common.h"
 #include "tap.h"
 
-#define NR_CASES	24
+#define NR_CASES	25
 
 #define KIB		1024u
 #define MIB		(1u << 20)
@@ -248,6 +250,33 @@ static void test_refusals(int f)
 	if (!ret)
 		svod_free(f, b2.handle);
 
+	/* Through a read-only handle: READs are fine, a STAGE after them EACCES. */
+	{
+		struct svod_import im = { 0 };
+		struct svod_alloc m = { 0 };
+		int dfd = -1, r;
+
+		r = svod_alloc_flags(f, tier.id, 64 * KIB, 0, SVOD_ALLOC_MAPPABLE, &m);
+		r = r ? r : svod_export(f, m.handle, 0, &dfd, NULL);
+		r = r ? r : svod_import(f, dfd, &im);
+		for (i = 0; i < NR; i++)
+			e[i] = entry(SVOD_BATCH_READ, im.handle, i * 4 * KIB,
+				     dst + 128 * KIB + i * 4 * KIB, 4 * KIB);
+		e[BAD].op = SVOD_BATCH_STAGE;
+		e[BAD].user_ptr = (uintptr_t)src;
+		if (r)
+			tap_ok(0, "stage_through_read_only_handle_eacces_at_k (setup %s)",
+			       ht_err(r));
+		else
+			refused(f, e, NR, 0, -EACCES, BAD, m.handle,
+				"stage_through_read_only_handle_eacces_at_k");
+		if (im.handle)
+			svod_free(f, im.handle);
+		if (dfd >= 0)
+			close(dfd);
+		if (m.handle)
+			svod_free(f, m.handle);
+	}
 	GOOD();
 	e[BAD].op = 3;
 	refused(f, e, NR, 0, -EINVAL, BAD, a.handle, "unknown_op_einval_at_k");
