@@ -19,7 +19,8 @@
  *   (seqno 0, fence_fd -1, fdinfo's seqno unchanged), nothing is in flight,
  *   no page stays pinned (fdinfo and /proc/vmstat), no byte lands;
  * - FREE of one allocation a queued batch names cancels the batch
- *   (ECANCELED);
+ *   (ECANCELED); close() with a batch queued behind 16 MiB leaves no page
+ *   pinned (/proc/vmstat) and the tier's bytes back;
  * - bench "batch 4k": 256 STAGEs of 4 KiB in one batch (submission and
  *   WAIT) against a direct resource2_wc memcpy of the same 256 ranges;
  *   figures and their ratio, never a verdict on time.
@@ -40,7 +41,7 @@
 #include "common.h"
 #include "tap.h"
 
-#define NR_CASES	25
+#define NR_CASES	26
 
 #define KIB		1024u
 #define MIB		(1u << 20)
@@ -361,6 +362,44 @@ static void test_free_cancels(int f)
 	svod_free(f, big.handle);
 }
 
+/* close() with a batch queued: no page stays pinned, the tier is back. */
+static void test_close_cancels(int fq)
+{
+	struct svod_batch_entry e[32];
+	struct svod_alloc big = { 0 }, a = { 0 };
+	struct svod_batch b;
+	struct svod_xfer x;
+	long long pins0 = 0, pins1 = 0;
+	uint64_t free0 = 0;
+	unsigned int i;
+	int f = ht_open(), ret, pret, waited = -1;
+
+	ret = f < 0 ? f : ht_tier_usage(fq, tier.id, &free0, NULL);
+	pret = ht_pinned_pages(&pins0);
+	ret = ret ? ret : svod_alloc(f, tier.id, 16 * MIB, 0, &big);
+	ret = ret ? ret : svod_alloc(f, tier.id, 128 * KIB, 0, &a);
+	x = (struct svod_xfer){ .handle = big.handle, .user_ptr = (uintptr_t)src,
+				.length = 16 * MIB, .flags = SVOD_XFER_ASYNC | SVOD_XFER_CPU };
+	ret = ret ? ret : svod_ioctl(f, SVOD_IOCTL_STAGE, &x);
+	for (i = 0; i < ARRAY_SIZE(e); i++)
+		e[i] = entry(i % 2 ? SVOD_BATCH_READ : SVOD_BATCH_STAGE, a.handle,
+			     i * 4 * KIB, (i % 2 ? dst : src) + i * 4 * KIB, 4 * KIB);
+	ret = ret ? ret : batch(f, e, ARRAY_SIZE(e), 0, 0, &b);
+	if (f >= 0)
+		close(f);
+	if (!ret)
+		waited = ht_wait_free(fq, tier.id, free0, 10000);
+	for (i = 0; !pret && i < 500; i++) {
+		pret = ht_pinned_pages(&pins1);
+		if (pret || pins1 == pins0)
+			break;
+		usleep(10000);
+	}
+	tap_ok(!ret && waited >= 0 && (pret == -ENOENT || (!pret && pins1 == pins0)),
+	       "close_with_batch_queued_unpins_and_frees (%s, waited %d ms, pins %lld -> %lld, %s)",
+	       ht_err(ret), waited, pins0, pins1, ht_err(pret));
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -477,6 +516,7 @@ int main(void)
 	f = ht_open();
 	test_refusals(f);
 	test_free_cancels(f);
+	test_close_cancels(f);
 	bench_batch(f);
 	close(f);
 	return tap_done();
