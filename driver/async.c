@@ -184,6 +184,10 @@ static struct kmem_cache *svod_async_job_cache;
  * @cleanup: unmaps, unpins and drops the job after its end
  * @sgt_mapped: DMA: @sgt is mapped
  * @bar_mapped: DMA: @bar_dma is mapped
+ * @slices: a batch's entries, @nr_slices of them, or NULL for one
+ *	transfer; a batch's @tier and @key are NULL, its @pages those of
+ *	every entry, one after the other, and it runs on the CPU engine
+ * @nr_slices: entries of the batch
  */
 struct svod_async_job {
 	struct dma_fence fence;
@@ -221,7 +225,39 @@ struct svod_async_job {
 	struct work_struct cleanup;
 	bool sgt_mapped;
 	bool bar_mapped;
+	struct svod_async_slice *slices;
+	unsigned int nr_slices;
 };
+
+/**
+ * struct svod_async_slice - one entry of a batch job
+ * @part: the entry, as checked by the caller
+ * @first_page: index of its first page in the job's @pages
+ * @nr_pages: its pages there
+ * @head: offset of its first byte in its first page
+ * @moved: bytes it moved, set by the worker before the signal
+ */
+struct svod_async_slice {
+	struct svod_async_part part;
+	unsigned int first_page;
+	unsigned int nr_pages;
+	unsigned int head;
+	u64 moved;
+};
+
+/* The job moves bytes of the handle @key names; every job for a NULL @key. */
+static bool svod_async_job_names(const struct svod_async_job *job, const void *key)
+{
+	unsigned int i;
+
+	if (!key || job->key == key)
+		return true;
+	for (i = 0; i < job->nr_slices; i++) {
+		if (job->slices[i].part.key == key)
+			return true;
+	}
+	return false;
+}
 
 static struct svod_async_job *to_job(struct dma_fence *fence)
 {
@@ -371,17 +407,69 @@ static void svod_async_unaccount(struct svod_async_job *job, unsigned int nr)
  */
 static void svod_async_job_drop(struct svod_async *q, struct svod_async_job *job)
 {
+	struct svod_async_slice *sl;
+	unsigned int i;
+
 	svod_async_dma_unmap(job);
-	if (job->nr_pages)
+	for (i = 0; i < job->nr_slices; i++) {
+		sl = &job->slices[i];
+		if (sl->nr_pages)
+			unpin_user_pages_dirty_lock(job->pages + sl->first_page, sl->nr_pages,
+						    !sl->part.to_device && sl->moved);
+		svod_dev_tier_put(sl->part.tier);
+	}
+	if (!job->slices && job->nr_pages)
 		unpin_user_pages_dirty_lock(job->pages, job->nr_pages,
 					    !job->to_device && job->done > job->resume);
 	svod_async_unaccount(job, job->nr_pages);
 	kvfree(job->pages);
 	job->pages = NULL;
+	kvfree(job->slices);
+	job->slices = NULL;
+	job->nr_slices = 0;
 	svod_async_unreserve(q, job->nr_pages);
 	job->nr_pages = 0;
-	svod_dev_tier_put(job->tier);
+	if (job->tier)
+		svod_dev_tier_put(job->tier);
 	job->tier = NULL;
+}
+
+/* The rest of a job, once its pages are pinned: its fence and works. */
+static void svod_async_job_setup(struct svod_async *q, struct svod_async_job *job)
+{
+	job->q = q;
+	INIT_LIST_HEAD(&job->node);
+	INIT_LIST_HEAD(&job->turn.node);
+	job->turn.go = svod_async_dma_go;
+	INIT_DELAYED_WORK(&job->watchdog, svod_async_watchdog);
+	INIT_WORK(&job->cleanup, svod_async_cleanup);
+	spin_lock_init(&job->lock);
+	snprintf(job->timeline, sizeof(job->timeline), "svod-%llu", q->client_id);
+	/* The seqno is set when the job is queued; nobody sees it before. */
+	dma_fence_init(&job->fence, &svod_async_fence_ops, &job->lock,
+		       q->context, 0);
+	__module_get(THIS_MODULE);
+}
+
+/* Reserve @nr pages and one transfer of the file's caps. */
+static int svod_async_reserve(struct svod_async *q, unsigned long nr)
+{
+	unsigned int max_pinned = READ_ONCE(svod_max_pinned_pages);
+	unsigned long irq;
+	int ret = 0;
+
+	if (nr > max_pinned)
+		return -EFBIG;
+	spin_lock_irqsave(&q->lock, irq);
+	if (q->inflight >= READ_ONCE(svod_max_inflight) ||
+	    nr > max_pinned - min_t(unsigned long, q->pinned, max_pinned)) {
+		ret = -EAGAIN;
+	} else {
+		q->inflight++;
+		q->pinned += nr;
+	}
+	spin_unlock_irqrestore(&q->lock, irq);
+	return ret;
 }
 
 /**
@@ -406,27 +494,16 @@ static void svod_async_job_drop(struct svod_async *q, struct svod_async_job *job
 struct svod_async_job *svod_async_prepare(struct svod_async *q,
 					  const struct svod_async_req *req)
 {
-	unsigned long irq;
-	unsigned int max_pinned = READ_ONCE(svod_max_pinned_pages);
 	unsigned int head = offset_in_page(req->ubuf);
 	struct svod_async_job *job;
 	unsigned long nr = 0;
 	int pinned = 0, ret;
 
-	if (req->length) {
+	if (req->length)
 		nr = DIV_ROUND_UP(head + req->length, PAGE_SIZE);
-		if (nr > max_pinned)
-			return ERR_PTR(-EFBIG);
-	}
-	spin_lock_irqsave(&q->lock, irq);
-	if (q->inflight >= READ_ONCE(svod_max_inflight) ||
-	    nr > max_pinned - min_t(unsigned long, q->pinned, max_pinned)) {
-		spin_unlock_irqrestore(&q->lock, irq);
-		return ERR_PTR(-EAGAIN);
-	}
-	q->inflight++;
-	q->pinned += nr;
-	spin_unlock_irqrestore(&q->lock, irq);
+	ret = svod_async_reserve(q, nr);
+	if (ret)
+		return ERR_PTR(ret);
 
 	ret = -ENOMEM;
 	job = kmem_cache_zalloc(svod_async_job_cache, GFP_KERNEL_ACCOUNT);
@@ -456,24 +533,13 @@ struct svod_async_job *svod_async_prepare(struct svod_async *q,
 	job->head = head;
 	job->tier = req->tier;
 	kref_get(&req->tier->ref);
-	job->q = q;
 	job->bar = req->bar;
 	job->key = req->key;
 	job->bar_off = req->bar_off;
 	job->length = req->length;
 	job->resume = req->resume;
 	job->to_device = req->to_device;
-	INIT_LIST_HEAD(&job->node);
-	INIT_LIST_HEAD(&job->turn.node);
-	job->turn.go = svod_async_dma_go;
-	INIT_DELAYED_WORK(&job->watchdog, svod_async_watchdog);
-	INIT_WORK(&job->cleanup, svod_async_cleanup);
-	spin_lock_init(&job->lock);
-	snprintf(job->timeline, sizeof(job->timeline), "svod-%llu", q->client_id);
-	/* The seqno is set when the job is queued; nobody sees it before. */
-	dma_fence_init(&job->fence, &svod_async_fence_ops, &job->lock,
-		       q->context, 0);
-	__module_get(THIS_MODULE);
+	svod_async_job_setup(q, job);
 	if (req->lane && job->length) {
 		job->lane = req->lane;
 		ret = svod_async_dma_map(job, req->bar);
@@ -493,6 +559,122 @@ unreserve:
 	return ERR_PTR(ret);
 }
 EXPORT_SYMBOL_IF_KUNIT(svod_async_prepare);
+
+/* Pin every entry's pages into @job->pages; on failure, unpin them all. */
+static int svod_async_pin_batch(struct svod_async_job *job, unsigned int *failed)
+{
+	struct svod_async_slice *sl;
+	unsigned int i, at = 0;
+	int pinned, ret = 0;
+
+	for (i = 0; i < job->nr_slices; i++) {
+		sl = &job->slices[i];
+		if (!sl->nr_pages)
+			continue;
+		pinned = 0;
+		ret = svod_stage_pin(sl->part.ubuf & PAGE_MASK, sl->nr_pages,
+				     FOLL_LONGTERM | (sl->part.to_device ? 0 : FOLL_WRITE),
+				     job->pages + at, &pinned);
+		if (ret) {
+			*failed = i;
+			unpin_user_pages(job->pages, at + pinned);
+			return ret;
+		}
+		at += sl->nr_pages;
+	}
+	return 0;
+}
+
+/**
+ * svod_async_prepare_batch() - reserve, pin and allocate a batch
+ * @q: the file's queue
+ * @parts: the entries, each checked against its live grant by the caller
+ * @nr: entries, at least 1
+ * @failed: out, on failure: the index of the entry the call stopped at
+ *	(left alone for an error of the whole batch)
+ *
+ * One job moves every entry, in order, on the CPU engine: it takes one
+ * place of max_inflight, one timeline value and one fence; its pages (the
+ * entries' together) count against max_pinned_pages. Nothing is published:
+ * svod_async_submit() queues the job, or svod_async_abort() undoes this,
+ * and on failure nothing stays pinned or reserved.
+ *
+ * Context: process context; may sleep (pins the user pages).
+ * Return: the job; as svod_async_prepare() otherwise (-EFBIG if the
+ * entries together need more than max_pinned_pages, -EFAULT and -EINTR
+ * from pinning an entry, with @failed set).
+ */
+struct svod_async_job *svod_async_prepare_batch(struct svod_async *q,
+						const struct svod_async_part *parts,
+						unsigned int nr, unsigned int *failed)
+{
+	struct svod_async_job *job;
+	struct svod_async_slice *sl;
+	unsigned long pages = 0;
+	unsigned int i;
+	int ret;
+
+	ret = -ENOMEM;
+	job = kmem_cache_zalloc(svod_async_job_cache, GFP_KERNEL_ACCOUNT);
+	if (!job)
+		return ERR_PTR(ret);
+	job->slices = kvcalloc(nr, sizeof(*job->slices), GFP_KERNEL_ACCOUNT);
+	if (!job->slices)
+		goto free_job;
+	for (i = 0; i < nr; i++) {
+		sl = &job->slices[i];
+		sl->part = parts[i];
+		sl->head = offset_in_page(parts[i].ubuf);
+		sl->first_page = pages;
+		if (parts[i].length)
+			sl->nr_pages = DIV_ROUND_UP(sl->head + parts[i].length, PAGE_SIZE);
+		/* Past max_pinned_pages (at most 2^24) long before it wraps. */
+		pages += sl->nr_pages;
+		if (pages > READ_ONCE(svod_max_pinned_pages)) {
+			*failed = i;
+			ret = -EFBIG;
+			goto free_slices;
+		}
+	}
+	job->nr_slices = nr;
+	ret = svod_async_reserve(q, pages);
+	if (ret)
+		goto free_slices;
+	if (pages) {
+		ret = -ENOMEM;
+		job->pages = kvmalloc_array(pages, sizeof(*job->pages), GFP_KERNEL_ACCOUNT);
+		if (!job->pages)
+			goto unreserve;
+		ret = account_locked_vm(current->mm, pages, true);
+		if (ret)
+			goto free_pages;
+		job->mm = current->mm;
+		mmgrab(job->mm);
+		ret = svod_async_pin_batch(job, failed);
+		if (ret) {
+			svod_async_unaccount(job, pages);
+			goto free_pages;
+		}
+	}
+	job->nr_pages = pages;
+	for (i = 0; i < nr; i++) {
+		kref_get(&parts[i].tier->ref);
+		job->length += parts[i].length;
+	}
+	svod_async_job_setup(q, job);
+	return job;
+
+free_pages:
+	kvfree(job->pages);
+unreserve:
+	svod_async_unreserve(q, pages);
+free_slices:
+	kvfree(job->slices);
+free_job:
+	kmem_cache_free(svod_async_job_cache, job);
+	return ERR_PTR(ret);
+}
+EXPORT_SYMBOL_IF_KUNIT(svod_async_prepare_batch);
 
 /**
  * svod_async_abort() - undo svod_async_prepare() of a job never submitted
@@ -637,6 +819,70 @@ static int svod_async_run(struct svod_async *q, struct svod_async_job *job,
 	}
 	svod_dev_tier_async_exit(tier);
 	*moved = pos;
+	return ret;
+}
+
+/*
+ * Move a batch's entries in order with the CPU engine, with the stops of
+ * svod_async_run() between chunks (the clock read at most once a chunk's
+ * worth of bytes: entries of a few KiB would pay for it otherwise). The
+ * tier is entered once for a run of entries of the same tier. Runs in the
+ * signalling path: spinlocks only, nothing allocated.
+ */
+static int svod_async_run_batch(struct svod_async_job *job, u64 *moved)
+{
+	u64 deadline = ktime_get_ns() +
+		(u64)READ_ONCE(svod_async_timeout_ms) * NSEC_PER_MSEC;
+	struct svod_dev_tier *entered = NULL;
+	struct svod_async_slice *sl;
+	u64 pos, at, since_clock = 0;
+	unsigned int i;
+	size_t n;
+	int ret = 0;
+
+	*moved = 0;
+	for (i = 0; i < job->nr_slices && !ret; i++) {
+		sl = &job->slices[i];
+		if (sl->part.tier != entered) {
+			if (entered)
+				svod_dev_tier_async_exit(entered);
+			entered = NULL;
+			if (!svod_dev_tier_async_enter(sl->part.tier)) {
+				ret = -ENODEV;
+				break;
+			}
+			entered = sl->part.tier;
+		}
+		for (pos = 0; pos < sl->part.length; pos += n) {
+			if (READ_ONCE(job->cancel)) {
+				ret = -ECANCELED;
+				break;
+			}
+			if (READ_ONCE(entered->async_closed)) {
+				ret = -ENODEV;
+				break;
+			}
+			if (since_clock >= SVOD_ASYNC_CHUNK) {
+				since_clock = 0;
+				if (ktime_get_ns() > deadline) {
+					ret = -ETIMEDOUT;
+					break;
+				}
+			}
+			n = min_t(u64, sl->part.length - pos, SVOD_ASYNC_CHUNK);
+			at = sl->head + pos;
+			svod_stage_cpu(sl->part.bar, sl->part.bar_off + pos,
+				       job->pages + sl->first_page + at / PAGE_SIZE,
+				       offset_in_page(at), n, sl->part.to_device);
+			sl->moved += n;
+			*moved += n;
+			since_clock += n;
+			atomic64_add(n, &entered->stats.cpu_bytes);
+			cond_resched();
+		}
+	}
+	if (entered)
+		svod_dev_tier_async_exit(entered);
 	return ret;
 }
 
@@ -878,6 +1124,8 @@ static void svod_async_work(struct work_struct *work)
 		} else if (job->lane) {
 			/* The tier is being retired: nothing touches its BAR. */
 			ret = -ENODEV;
+		} else if (job->slices) {
+			ret = svod_async_run_batch(job, &moved);
 		} else {
 			ret = svod_async_run(q, job, &moved);
 		}
@@ -908,7 +1156,7 @@ static bool svod_async_runs(struct svod_async *q, const void *key)
 	bool runs;
 
 	spin_lock_irqsave(&q->lock, irq);
-	runs = q->running && (!key || q->running->key == key);
+	runs = q->running && svod_async_job_names(q->running, key);
 	spin_unlock_irqrestore(&q->lock, irq);
 	return runs;
 }
@@ -937,7 +1185,7 @@ void svod_async_cancel(struct svod_async *q, const void *key)
 
 	spin_lock_irqsave(&q->lock, irq);
 	list_for_each_entry(job, &q->queued, node) {
-		if (!key || job->key == key)
+		if (svod_async_job_names(job, key))
 			WRITE_ONCE(job->cancel, true);
 	}
 	/*
@@ -946,9 +1194,9 @@ void svod_async_cancel(struct svod_async *q, const void *key)
 	 */
 	job = q->running;
 	lane = job ? job->lane : NULL;
-	if (job && (!key || job->key == key))
+	if (job && svod_async_job_names(job, key))
 		WRITE_ONCE(job->cancel, true);
-	if (job && (!key || job->key == key) && lane)
+	if (job && svod_async_job_names(job, key) && lane)
 		dma_fence_get(&job->fence);
 	else
 		job = NULL;

@@ -85,6 +85,26 @@ struct svod_async_req {
 	struct svod_dma_lane *lane;
 };
 
+/**
+ * struct svod_async_part - one entry of a batch, checked by the caller
+ * @tier: the allocation's tier (the job takes a reference)
+ * @bar: the tier's BAR; used only inside svod_dev_tier_async_enter()
+ * @key: the handle's struct svod_hold, what svod_async_cancel() matches
+ * @bar_off: BAR offset of the entry's first byte
+ * @length: bytes to move
+ * @ubuf: user address of the first byte to move
+ * @to_device: STAGE (user to BAR) or READ
+ */
+struct svod_async_part {
+	struct svod_dev_tier *tier;
+	const struct svod_bar *bar;
+	const void *key;
+	u64 bar_off;
+	u64 length;
+	unsigned long ubuf;
+	bool to_device;
+};
+
 void svod_async_init(struct svod_async *q, u64 client_id);
 void svod_async_fini(struct svod_async *q);
 struct svod_async_job *svod_async_prepare(struct svod_async *q,
@@ -92,6 +112,9 @@ struct svod_async_job *svod_async_prepare(struct svod_async *q,
 int svod_async_submit(struct svod_async *q, struct svod_async_job *job,
 		      bool want_fd, u64 *seqno, int *fence_fd,
 		      struct file **fence_file);
+struct svod_async_job *svod_async_prepare_batch(struct svod_async *q,
+						const struct svod_async_part *parts,
+						unsigned int nr, unsigned int *failed);
 void svod_async_abort(struct svod_async *q, struct svod_async_job *job);
 void svod_async_cancel(struct svod_async *q, const void *key);
 int svod_async_wait(struct svod_async *q, u64 seqno, s64 deadline_ns,

@@ -11,7 +11,7 @@
  * - at most the caller's size is written back.
  *
  * A struct that is readable but not writable fails with -EFAULT and leaves
- * nothing behind: a command whose effect cannot be undone (STAGE and READ:
+ * nothing behind: a command whose effect cannot be undone (STAGE, READ, BATCH:
  * bytes moved, a transfer queued) writes the struct back once, unchanged,
  * before its handler runs; ALLOC has an unwind for a reply that cannot be
  * written; the others change no state a caller could lose.
@@ -112,6 +112,10 @@ static const struct svod_ioctl_desc svod_ioctls[] = {
 		       svod_export_ioctl_commit),
 	SVOD_IOCTL_DEF(IMPORT, SVOD_IMPORT_SIZE_VER0, 0, 0,
 		       NULL, svod_import_ioctl, svod_import_ioctl_unwind, NULL),
+	/* Written back first: a queued batch must not lose its seqno. */
+	SVOD_IOCTL_DEF(BATCH, SVOD_BATCH_SIZE_VER0, 0,
+		       SVOD_IOCTL_OUT_ON_ERROR | SVOD_IOCTL_PROBE, NULL,
+		       svod_batch_ioctl, svod_batch_ioctl_unwind, svod_batch_ioctl_commit),
 };
 
 /* The desc of @cmd, or NULL if it is not a command of ours. */

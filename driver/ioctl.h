@@ -39,5 +39,8 @@ void svod_export_ioctl_unwind(struct svod_file *sf, void *data);
 void svod_export_ioctl_commit(struct svod_file *sf, void *data);
 int svod_import_ioctl(struct svod_file *sf, void *data);
 void svod_import_ioctl_unwind(struct svod_file *sf, void *data);
+int svod_batch_ioctl(struct svod_file *sf, void *data);
+void svod_batch_ioctl_unwind(struct svod_file *sf, void *data);
+void svod_batch_ioctl_commit(struct svod_file *sf, void *data);
 
 #endif /* SVOD_IOCTL_H */

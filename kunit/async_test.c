@@ -5,7 +5,10 @@
  * the file's next timeline value, signals with status 0, and the timeline
  * compares all 64 bits (a value past 2^32 is later than a small one, as
  * the fence ops' use_64bit_seqno promises; with 32-bit compares it would
- * not be).
+ * not be). A batch (svod_async_prepare_batch()) of entries on two tiers
+ * takes one timeline value and gives every tier reference back; one whose
+ * pages pass max_pinned_pages fails with -EFBIG at the entry that passes
+ * it, before pinning, and reserves nothing.
  */
 #include <kunit/test.h>
 #include <linux/dma-fence.h>
@@ -73,8 +76,95 @@ static void timeline_compares_64_bits(struct kunit *test)
 	svod_dev_tier_put(tier);
 }
 
+/* A batch of @n zero-length entries on @tier, two keys, queued. */
+static u64 zero_batch(struct kunit *test, struct svod_async *q,
+		      struct svod_dev_tier *tier, unsigned int n)
+{
+	struct svod_async_part parts[4] = {};
+	struct file *fence_file = NULL;
+	struct svod_async_job *job;
+	unsigned int failed = ~0U, i;
+	int fence_fd = 0;
+	u64 seqno = 0;
+
+	KUNIT_ASSERT_LE(test, n, ARRAY_SIZE(parts));
+	for (i = 0; i < n; i++) {
+		parts[i].tier = tier;
+		parts[i].bar = &tier->sdev->bars[tier->spec.bar];
+		parts[i].key = &parts[i % 2];
+		parts[i].to_device = i % 2;
+	}
+	job = svod_async_prepare_batch(q, parts, n, &failed);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(job));
+	KUNIT_EXPECT_EQ(test, ~0U, failed);
+	KUNIT_ASSERT_EQ(test, 0, svod_async_submit(q, job, false, &seqno, &fence_fd,
+						   &fence_file));
+	KUNIT_EXPECT_EQ(test, -1, fence_fd);
+	return seqno;
+}
+
+static void batch_takes_one_timeline_value(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test, SZ_1M);
+	struct svod_dev_tier *t0 = fake_dev_tier(test, fd, 0);
+	struct svod_async *q = kunit_kzalloc(test, sizeof(*q), GFP_KERNEL);
+	unsigned int ref0;
+	int status = 1;
+	u64 s1, s2, done = 1;
+
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	svod_async_init(q, 1);
+	ref0 = kref_read(&t0->ref);
+	s1 = zero_batch(test, q, t0, 3);
+	s2 = zero_batch(test, q, t0, 4);
+	KUNIT_EXPECT_EQ(test, 1ULL, s1);
+	KUNIT_EXPECT_EQ(test, 2ULL, s2);
+	KUNIT_EXPECT_EQ(test, 0, svod_async_wait(q, s1, S64_MAX, &done, &status));
+	KUNIT_EXPECT_EQ(test, 0, status);
+	KUNIT_EXPECT_EQ(test, 0ULL, done);
+	KUNIT_EXPECT_EQ(test, 0, svod_async_wait(q, s2, S64_MAX, &done, &status));
+	KUNIT_EXPECT_EQ(test, 0, status);
+	svod_async_fini(q);
+	/* A batch's cleanup drops its entries' tier references before its caps. */
+	KUNIT_EXPECT_EQ(test, ref0, kref_read(&t0->ref));
+	svod_dev_tier_put(t0);
+}
+
+static void batch_pages_past_cap_efbig_at_entry(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test, SZ_1M);
+	struct svod_dev_tier *t0 = fake_dev_tier(test, fd, 0);
+	struct svod_async *q = kunit_kzalloc(test, sizeof(*q), GFP_KERNEL);
+	struct svod_async_part parts[4] = {};
+	struct svod_async_job *job;
+	unsigned int failed = ~0U, i, ref0;
+
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	svod_async_init(q, 1);
+	ref0 = kref_read(&t0->ref);
+	/* Half the default cap (65536 pages) twice, then one page more. */
+	for (i = 0; i < ARRAY_SIZE(parts); i++) {
+		parts[i].tier = t0;
+		parts[i].bar = &t0->sdev->bars[t0->spec.bar];
+		parts[i].key = q;
+		parts[i].ubuf = 0x10000000UL;
+		parts[i].length = i < 2 ? 32768ULL * PAGE_SIZE : 1;
+		parts[i].to_device = true;
+	}
+	job = svod_async_prepare_batch(q, parts, ARRAY_SIZE(parts), &failed);
+	KUNIT_EXPECT_EQ(test, -EFBIG, PTR_ERR_OR_ZERO(job));
+	KUNIT_EXPECT_EQ(test, 2U, failed);
+	KUNIT_EXPECT_EQ(test, 0U, q->inflight);
+	KUNIT_EXPECT_EQ(test, 0UL, q->pinned);
+	KUNIT_EXPECT_EQ(test, ref0, kref_read(&t0->ref));
+	svod_async_fini(q);
+	svod_dev_tier_put(t0);
+}
+
 static struct kunit_case async_cases[] = {
 	KUNIT_CASE(timeline_compares_64_bits),
+	KUNIT_CASE(batch_takes_one_timeline_value),
+	KUNIT_CASE(batch_pages_past_cap_efbig_at_entry),
 	{}
 };
 

@@ -8,7 +8,7 @@
  * newer binary would pass: a zero tail works, a nonzero tail is E2BIG and
  * changes nothing. Replies never go past the caller's size. QUERY's element
  * size, PLAN's event size, and the outputs STAGE, READ and PLAN write back
- * on failure. A
+ * on failure. BATCH (whose entry size t_batch checks) in every size. A
  * struct that can be read but not written: EFAULT, nothing left behind.
  */
 #include <errno.h>
@@ -26,7 +26,7 @@
 #include "common.h"
 #include "tap.h"
 
-#define NR_CMDS		11
+#define NR_CMDS		12
 #define NR_CASES	(NR_CMDS * 6 + (NR_CMDS - 1) + 3 + 8 + 6 + 2 + 1 + 4 + 6)
 
 /* Bytes a "newer binary" appends to each struct. */
@@ -185,6 +185,36 @@ static int wait_worked(const void *buf)
 	return w->seqno && !w->status && w->done == sizeof(xbuf);
 }
 
+/* BATCH of one 64-byte STAGE; a refused one moves no timeline value. */
+static struct svod_batch_entry batch_entry;
+static int64_t batch_seq_before;
+
+static void fill_batch(void *buf)
+{
+	batch_entry = (struct svod_batch_entry){
+		.handle = live_handle, .user_ptr = (uintptr_t)xbuf,
+		.length = sizeof(xbuf), .op = SVOD_BATCH_STAGE,
+	};
+	batch_seq_before = ht_fdinfo_value(getpid(), fd, "svod-async-seqno");
+	*(struct svod_batch *)buf = (struct svod_batch){
+		.entries_ptr = (uintptr_t)&batch_entry, .nr_entries = 1,
+	};
+}
+
+static int batch_worked(const void *buf)
+{
+	const struct svod_batch *b = buf;
+	int st = -1;
+
+	return b->seqno && b->failed_entry == ~0U && b->fence_fd == -1 &&
+	       !svod_wait(fd, b->seqno, -1, &st, NULL) && !st;
+}
+
+static int batch_untouched(void)
+{
+	return ht_fdinfo_value(getpid(), fd, "svod-async-seqno") == batch_seq_before;
+}
+
 static void fill_plan(void *buf)
 {
 	plan_off = ~0ULL;
@@ -316,6 +346,8 @@ static const struct cmd cmds[NR_CMDS] = {
 	  fill_export, export_worked, no_new_fd },
 	{ "import", 0x0a, RW, sizeof(struct svod_import), SVOD_IMPORT_SIZE_VER0,
 	  fill_import, import_worked, no_new_handle },
+	{ "batch", 0x0b, RW, sizeof(struct svod_batch), SVOD_BATCH_SIZE_VER0,
+	  fill_batch, batch_worked, batch_untouched },
 };
 
 static int call(const struct cmd *c, size_t size, void *buf)

@@ -31,6 +31,9 @@
  * transfer's completion runs in the driver's worker and allocates nothing.
  * A failed one leaves no fd open, also when the reply with the fd's number
  * was what could not be written (the fd is installed only after it).
+ * BATCH sweeps the same for three entries (a STAGE, a READ, a STAGE; their
+ * copy, the arrays, the pins, the job, the sync_file): a failed one also
+ * leaves nothing in flight and no page pinned (fdinfo).
  *
  * READ into a buffer whose second page lies in a fresh private mapping
  * (pinning it allocates the mapping's anon_vma, a page table, the page): a
@@ -53,7 +56,7 @@
 #include "common.h"
 #include "tap.h"
 
-#define NR_CASES	16
+#define NR_CASES	17
 
 #define DBG		"/sys/kernel/debug"
 #define MAX_STEPS	4000
@@ -387,6 +390,49 @@ static int check_stage_async(struct ictx *c)
 	return lowest_free_fd() == c->next_fd && check_resolves(c);
 }
 
+/* BATCH of three entries with a fence fd, then its end (as stage_async). */
+static int call_batch(struct ictx *c)
+{
+	struct svod_batch_entry e[3] = {
+		{ .handle = c->a.handle, .user_ptr = (uintptr_t)faulted, .length = c->len,
+		  .op = SVOD_BATCH_STAGE },
+		{ .handle = c->a.handle, .offset = c->len, .user_ptr = (uintptr_t)faulted,
+		  .length = page_size, .op = SVOD_BATCH_READ },
+		{ .handle = c->a.handle, .offset = 3 * c->len, .user_ptr = (uintptr_t)faulted,
+		  .length = 1, .op = SVOD_BATCH_STAGE },
+	};
+	struct svod_batch b = { .entries_ptr = (uintptr_t)e, .nr_entries = 3,
+				.flags = SVOD_BATCH_FENCE_FD, .fence_fd = -1 };
+	struct svod_wait w = { .deadline_ns = INT64_MAX };
+	int ret = svod_ioctl(fd, SVOD_IOCTL_BATCH, &b);
+
+	if (ret)
+		return ret;
+	w.seqno = b.seqno;
+	ret = svod_ioctl(fd, SVOD_IOCTL_WAIT, &w);
+	if (b.fence_fd >= 0)
+		close(b.fence_fd);
+	return ret ? ret : w.status;
+}
+
+/*
+ * After a failed BATCH: as after STAGE, and nothing in flight or pinned
+ * (within 2 s: an earlier step's batch that went through unpins in its
+ * cleanup work, after its fence signalled).
+ */
+static int check_batch(struct ictx *c)
+{
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		if (ht_fdinfo_value(getpid(), fd, "svod-async-inflight") == 0 &&
+		    ht_fdinfo_value(getpid(), fd, "svod-async-pinned") == 0)
+			return check_stage_async(c);
+		usleep(10000);
+	}
+	return 0;
+}
+
 /* The file's live handles in t0 (fdinfo's svod-handles-<tier>), or < 0. */
 static long file_handles(void)
 {
@@ -696,6 +742,8 @@ int main(void)
 	sweep_ioctl("stage", xfer_ok, prep_faulted, call_stage, check_resolves, undo_free);
 	sweep_ioctl("stage_async", (const int[]){ -ENOMEM, -EFAULT, -EMFILE, 0 },
 		    prep_stage_async, call_stage_async, check_stage_async, undo_free);
+	sweep_ioctl("batch", (const int[]){ -ENOMEM, -EFAULT, -EMFILE, 0 },
+		    prep_stage_async, call_batch, check_batch, undo_free);
 	sweep_read_pressure();
 	sweep_ioctl("export", (const int[]){ -ENOMEM, -EFAULT, -EMFILE, 0 }, prep_export,
 		    call_export, check_export, undo_share);

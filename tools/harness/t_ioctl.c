@@ -257,9 +257,9 @@ static void test_bad_commands(void)
 	memset(buf, 0, sizeof(buf));
 	tap_errno(svod_ioctl(fd, _IOWR(SVOD_IOCTL_MAGIC, 0x02, struct svod_free), buf),
 		  -ENOTTY, "free_iowr_direction_enotty");
-	/* 0x0b: the first number past IMPORT's. */
-	tap_errno(svod_ioctl(fd, _IOWR(SVOD_IOCTL_MAGIC, 0x0b, struct svod_xfer), buf),
-		  -ENOTTY, "unknown_nr_11_enotty");
+	/* 0x0c: the first number past BATCH's. */
+	tap_errno(svod_ioctl(fd, _IOWR(SVOD_IOCTL_MAGIC, 0x0c, struct svod_xfer), buf),
+		  -ENOTTY, "unknown_nr_12_enotty");
 	tap_errno(svod_ioctl(fd, _IOWR(SVOD_IOCTL_MAGIC, 0xff, struct svod_query), buf),
 		  -ENOTTY, "unknown_nr_255_enotty");
 	tap_errno(svod_ioctl(fd, _IOWR(SVOD_IOCTL_MAGIC + 1, 0x00, struct svod_query), buf),

@@ -741,6 +741,49 @@ int svod_read_async(int fd, uint64_t handle, uint64_t offset, void *buf,
 }
 
 /**
+ * svod_batch() - queue many transfers as one and return at once
+ * @fd: descriptor of /dev/svod
+ * @entries: the transfers (SVOD_BATCH_STAGE or SVOD_BATCH_READ each), run
+ *	in order; their buffers as for svod_stage_async() and
+ *	svod_read_async()
+ * @nr: entries, 1..SVOD_BATCH_MAX_ENTRIES
+ * @seqno: out (may be NULL): the batch's value on the file's timeline,
+ *	what svod_wait() takes
+ * @fence_fd: out (NULL: no fence fd): a sync_file (O_CLOEXEC) that
+ *	signals when the whole batch ends; the caller closes it
+ * @failed: out (may be NULL), whatever the outcome: the index of the entry
+ *	the call stopped at, or ~0U
+ *
+ * Every entry is checked and pinned before any is queued: on failure
+ * nothing is queued.
+ *
+ * Context: any thread.
+ * Return: 0 once queued; -errno (Documentation/uapi.rst, "BATCH").
+ */
+int svod_batch(int fd, const struct svod_batch_entry *entries, uint32_t nr,
+	       uint64_t *seqno, int *fence_fd, uint32_t *failed)
+{
+	struct svod_batch b = {
+		.entries_ptr = (uintptr_t)entries,
+		.nr_entries = nr,
+		.entry_size = sizeof(*entries),
+		.failed_entry = ~0U,
+		.flags = fence_fd ? SVOD_BATCH_FENCE_FD : 0,
+	};
+	int ret = svod_ioctl(fd, SVOD_IOCTL_BATCH, &b);
+
+	if (failed)
+		*failed = b.failed_entry;
+	if (!ret) {
+		if (seqno)
+			*seqno = b.seqno;
+		if (fence_fd)
+			*fence_fd = b.fence_fd;
+	}
+	return ret;
+}
+
+/**
  * svod_wait() - wait for the end of an asynchronous transfer
  * @fd: descriptor of /dev/svod the transfer was queued on
  * @seqno: its timeline value

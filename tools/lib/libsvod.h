@@ -104,6 +104,12 @@ int svod_stage_async(int fd, uint64_t handle, uint64_t offset, const void *buf,
 int svod_read_async(int fd, uint64_t handle, uint64_t offset, void *buf,
 		    uint64_t length, uint32_t flags, uint64_t *seqno, int *fence_fd);
 int svod_wait(int fd, uint64_t seqno, int timeout_ms, int *status, uint64_t *done);
+/*
+ * SVOD_IOCTL_BATCH (Documentation/uapi.rst): many STAGE and READ entries
+ * queued as one asynchronous transfer, one timeline value, one fence.
+ */
+int svod_batch(int fd, const struct svod_batch_entry *entries, uint32_t nr,
+	       uint64_t *seqno, int *fence_fd, uint32_t *failed);
 
 /*
  * SVOD_IOCTL_PLAN: the kernel's planners (TLSF, BEST). The search for a

@@ -66,7 +66,8 @@ VER0_STRUCT = {"QUERY": "svod_query", "TIER_INFO": "svod_tier_info",
                "XFER": "svod_xfer", "PLAN": "svod_plan",
                "PLAN_EVENT": "svod_plan_event",
                "MAP_OFFSET": "svod_map_offset", "WAIT": "svod_wait",
-               "EXPORT": "svod_export", "IMPORT": "svod_import"}
+               "EXPORT": "svod_export", "IMPORT": "svod_import",
+               "BATCH": "svod_batch", "BATCH_ENTRY": "svod_batch_entry"}
 
 
 def ver0_sizes():

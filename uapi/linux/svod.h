@@ -435,6 +435,74 @@ struct svod_import {
 
 #define SVOD_IMPORT_SIZE_VER0	48
 
+/* svod_batch_entry.op */
+#define SVOD_BATCH_STAGE	1	/* user buffer to the allocation */
+#define SVOD_BATCH_READ		2	/* the allocation to the user buffer */
+
+/**
+ * struct svod_batch_entry - one transfer of SVOD_IOCTL_BATCH
+ * @handle: in: a live handle of this file
+ * @offset: in: byte offset inside the allocation
+ * @user_ptr: in: user buffer
+ * @length: in: bytes; 0 moves nothing
+ * @op: in: SVOD_BATCH_STAGE or SVOD_BATCH_READ
+ * @flags: in: zero (the CPU engine moves every entry)
+ *
+ * Elements are svod_batch.entry_size bytes apart.
+ */
+struct svod_batch_entry {
+	__u64 handle;
+	__u64 offset;
+	__u64 user_ptr;
+	__u64 length;
+	__u32 op;
+	__u32 flags;
+};
+
+#define SVOD_BATCH_ENTRY_SIZE_VER0	40
+
+/* Entries one SVOD_IOCTL_BATCH takes at most (-E2BIG beyond). */
+#define SVOD_BATCH_MAX_ENTRIES	4096
+
+/* svod_batch.flags: FENCE_FD also returns a sync_file for the batch. */
+#define SVOD_BATCH_FENCE_FD	_BITUL(0)
+#define SVOD_BATCH_FLAGS	SVOD_BATCH_FENCE_FD
+
+/**
+ * struct svod_batch - SVOD_IOCTL_BATCH: many transfers, one timeline value
+ * @entries_ptr: in: user array of struct svod_batch_entry
+ * @nr_entries: in: entries at @entries_ptr, 1..SVOD_BATCH_MAX_ENTRIES
+ * @entry_size: in: bytes per entry, 0 for SVOD_BATCH_ENTRY_SIZE_VER0;
+ *	else at least that, a multiple of 8 and at most 4096. Bytes of an
+ *	entry past the driver's struct svod_batch_entry must be zero (-E2BIG).
+ * @flags: in: SVOD_BATCH_*
+ * @failed_entry: out, written whatever the outcome: the index of the
+ *	first entry the call could not take (SVOD_BATCH_MAX_ENTRIES for a
+ *	count past the cap, 0 for an @entry_size too small), or ~0U
+ * @seqno: out: the batch's value on the file's timeline (as
+ *	svod_xfer.seqno: what SVOD_IOCTL_WAIT takes); 0 when the call failed
+ * @fence_fd: out, with SVOD_BATCH_FENCE_FD: a sync_file (O_CLOEXEC) that
+ *	signals when the whole batch ends; -1 otherwise
+ * @pad: zero
+ *
+ * The batch is asynchronous: every entry is checked and its user buffer
+ * pinned before any is queued; one bad entry fails the call and nothing is
+ * queued or pinned. The entries then run in order, as one transfer of the
+ * file's queue (Documentation/staging.rst, "Batches").
+ */
+struct svod_batch {
+	__u64 entries_ptr;
+	__u32 nr_entries;
+	__u32 entry_size;
+	__u32 flags;
+	__u32 failed_entry;
+	__u64 seqno;
+	__s32 fence_fd;
+	__u32 pad;
+};
+
+#define SVOD_BATCH_SIZE_VER0	40
+
 #define SVOD_IOCTL_QUERY	_IOWR(SVOD_IOCTL_MAGIC, 0x00, struct svod_query)
 #define SVOD_IOCTL_ALLOC	_IOWR(SVOD_IOCTL_MAGIC, 0x01, struct svod_alloc)
 #define SVOD_IOCTL_FREE		_IOW(SVOD_IOCTL_MAGIC, 0x02, struct svod_free)
@@ -446,5 +514,6 @@ struct svod_import {
 #define SVOD_IOCTL_WAIT		_IOWR(SVOD_IOCTL_MAGIC, 0x08, struct svod_wait)
 #define SVOD_IOCTL_EXPORT	_IOWR(SVOD_IOCTL_MAGIC, 0x09, struct svod_export)
 #define SVOD_IOCTL_IMPORT	_IOWR(SVOD_IOCTL_MAGIC, 0x0a, struct svod_import)
+#define SVOD_IOCTL_BATCH	_IOWR(SVOD_IOCTL_MAGIC, 0x0b, struct svod_batch)
 
 #endif /* _UAPI_LINUX_SVOD_H */

@@ -30,6 +30,10 @@ PLAN_FREE = 2
 PLAN_TLSF = 0
 PLAN_BEST = 1
 PLAN_NO_OFFSET = (1 << 64) - 1
+BATCH_STAGE = 1
+BATCH_READ = 2
+BATCH_FENCE_FD = 1 << 0
+BATCH_MAX_ENTRIES = 4096
 
 u32 = ctypes.c_uint32
 u64 = ctypes.c_uint64
@@ -138,6 +142,22 @@ class Import(ctypes.Structure):
     ]
 
 
+class BatchEntry(ctypes.Structure):
+    """``struct svod_batch_entry``."""
+    _fields_ = [
+        ("handle", u64), ("offset", u64), ("user_ptr", u64), ("length", u64),
+        ("op", u32), ("flags", u32),
+    ]
+
+
+class Batch(ctypes.Structure):
+    """``struct svod_batch``."""
+    _fields_ = [
+        ("entries_ptr", u64), ("nr_entries", u32), ("entry_size", u32), ("flags", u32),
+        ("failed_entry", u32), ("seqno", u64), ("fence_fd", ctypes.c_int32), ("pad", u32),
+    ]
+
+
 class SolveParams(ctypes.Structure):
     """``struct svod_solve_params`` (``libsvodplan.h``)."""
     _fields_ = [("block_size", u64), ("arena_size", u64), ("seconds", ctypes.c_double)]
@@ -151,7 +171,8 @@ class SolveResult(ctypes.Structure):
 
 SIZE_VER0 = {
     Query: 24, TierInfo: 152, Alloc: 48, Free: 16, Resolve: 32, Xfer: 48,
-    Plan: 64, MapOffset: 32, Wait: 32, Export: 24, Import: 48,
+    Plan: 64, MapOffset: 32, Wait: 32, Export: 24, Import: 48, Batch: 40,
+    BatchEntry: 40,
 }
 
 _IOC_WRITE = 1
@@ -173,6 +194,7 @@ IOCTL_MAP_OFFSET = _ioc(_IOC_READ | _IOC_WRITE, 0x07, MapOffset)
 IOCTL_WAIT = _ioc(_IOC_READ | _IOC_WRITE, 0x08, Wait)
 IOCTL_EXPORT = _ioc(_IOC_READ | _IOC_WRITE, 0x09, Export)
 IOCTL_IMPORT = _ioc(_IOC_READ | _IOC_WRITE, 0x0a, Import)
+IOCTL_BATCH = _ioc(_IOC_READ | _IOC_WRITE, 0x0b, Batch)
 
 
 def ioctl(fd, request, arg):

@@ -51,7 +51,8 @@ def test_struct_sizes_match_the_header():
     names = {"QUERY": _abi.Query, "TIER_INFO": _abi.TierInfo, "ALLOC": _abi.Alloc,
              "FREE": _abi.Free, "RESOLVE": _abi.Resolve, "XFER": _abi.Xfer, "PLAN": _abi.Plan,
              "PLAN_EVENT": _abi.PlanEvent, "MAP_OFFSET": _abi.MapOffset, "WAIT": _abi.Wait,
-             "EXPORT": _abi.Export, "IMPORT": _abi.Import}
+             "EXPORT": _abi.Export, "IMPORT": _abi.Import, "BATCH": _abi.Batch,
+             "BATCH_ENTRY": _abi.BatchEntry}
     assert set(ver0) == set(names)
     for name, struct in names.items():
         assert ctypes.sizeof(struct) >= int(ver0[name]), name
