@@ -258,6 +258,7 @@ static void test_fences(void)
 	long long ref0 = refcnt_settled(), ref1, ref2, ref3, inflight;
 	int f = ht_open(), f2, ret = 0, i, st, cloexec;
 	unsigned int n;
+	bool y_done;
 
 	ret = f < 0 ? f : svod_alloc(f, tier.id, BIG, 0, &a);
 	for (i = 0; i < 4 && !ret; i++)
@@ -271,8 +272,10 @@ static void test_fences(void)
 	       ret ? -1 : x[3].fence_fd, cloexec);
 	/*
 	 * Another file's fence (another timeline), merged while both are
-	 * pending: the merge holds both (signalled ones would be dropped) and
-	 * signals when both have.
+	 * pending: the merge holds both and signals when both have. Files run
+	 * side by side, so the other file's 16 MiB may already be done when
+	 * the merge is made (a fast guest): then the merge rightly drops it
+	 * (one fence), and y is signalled when looked at just after.
 	 */
 	f2 = ht_open();
 	ret = ret ? ret : f2 < 0 ? f2 : svod_alloc(f2, tier.id, BIG, 0, &a2);
@@ -280,12 +283,14 @@ static void test_fences(void)
 	merge.fd2 = ret ? -1 : y.fence_fd;
 	st = ret ? -1 : ioctl(x[3].fence_fd, SYNC_IOC_MERGE, &merge);
 	n = st ? 0 : (fence_status(merge.fence, &info), info.num_fences);
+	y_done = !ret && fence_status(y.fence_fd, &info) == 1;
 	pfd = (struct pollfd){ .fd = st ? -1 : merge.fence, .events = POLLIN };
 	i = st ? -1 : poll(&pfd, 1, 300000);
-	tap_ok(!st && n == 2 && i == 1 && fence_status(merge.fence, &info) == 1 &&
-	       fence_status(y.fence_fd, &info) == 1,
-	       "sync_file_merge_of_two_timelines_signals (%s, %u fences, poll %d)",
-	       st ? strerror(errno) : "ok", n, i);
+	tap_ok(!st && (n == 2 || (n == 1 && y_done)) && i == 1 &&
+	       fence_status(merge.fence, &info) == 1 && fence_status(y.fence_fd, &info) == 1,
+	       "sync_file_merge_of_two_timelines_signals (%s, %u fences%s, poll %d)",
+	       st ? strerror(errno) : "ok", n, n == 1 && y_done ? ", the other already done" : "",
+	       i);
 	if (!st)
 		close(merge.fence);
 	if (!ret)
