@@ -30,7 +30,7 @@ build_modules() {
 	rsync -rlc --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
 		--exclude='*.mod*' --exclude='modules.order' --exclude='Module.symvers' \
 		"$top/Kbuild" "$top/VERSION" "$top/driver" "$top/uapi" "$top/kunit" "$b/src/"
-	make -s -C "$kdir" M="$b/src" "$@" modules >&2
+	make -s -j"$(nproc)" -C "$kdir" M="$b/src" "$@" modules >&2
 	rm -f "$b/modules/"*.ko
 	cp "$b/src/svod.ko" "$b/modules/"
 	# KUnit suites: built only for a kernel with CONFIG_KUNIT.
@@ -63,7 +63,7 @@ build_modules() {
 		t=$(dirname "$t")
 		[ "$kind" = test ] || [ "$(basename "$t")" != selftest ] || continue
 		rsync -rlc "$t/" "$b/$(basename "$t")/"
-		make -s -C "$kdir" M="$b/$(basename "$t")" modules >&2
+		make -s -j"$(nproc)" -C "$kdir" M="$b/$(basename "$t")" modules >&2
 		cp "$b/$(basename "$t")"/*.ko "$b/modules/"
 	done
 	echo "$b/modules"

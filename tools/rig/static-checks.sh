@@ -37,12 +37,12 @@ static_build() {
 	rm -rf "$b"
 	mkdir -p "$b"
 	rsync -a "$top/Kbuild" "$top/VERSION" "$top/driver" "$top/uapi" "$top/kunit" "$b/"
-	make -s -C "$kdir" M="$b" W=1 modules >"$log" 2>&1 || build_ok=1
+	make -s -j"$(nproc)" -C "$kdir" M="$b" W=1 modules >"$log" 2>&1 || build_ok=1
 	verdict $build_ok "$kind kernel: the modules build ($kdir)" "$log"
 	grep -E 'warning:|error:' "$log" >"$log.w" || true
 	verdict "$([ -s "$log.w" ] && echo 1 || echo 0)" "$kind kernel: W=1 build has no warnings" "$log.w"
 
-	make -s -C "$kdir" M="$b" C=2 CHECK="sparse -Wno-decl" modules >"$log" 2>&1
+	make -s -j"$(nproc)" -C "$kdir" M="$b" C=2 CHECK="sparse -Wno-decl" modules >"$log" 2>&1
 	grep -E "^($b/)?(driver|kunit|uapi)/.*(warning|error):" "$log" >"$log.w" || true
 	verdict "$([ -s "$log.w" ] && echo 1 || echo 0)" "$kind kernel: sparse (C=2) reports nothing" "$log.w"
 	rm -f "$log.w"
