@@ -582,14 +582,18 @@ static void test_getopt(const struct svod_tier_info *t)
 	st = run(ARGS("top", "-d0.5", "-c1"));
 	for (p = out; (p = strstr(p, "--- ")); p++)
 		n++;
-	tap_ok(st == 0 && n == 1 && strstr(out, "PID "), "top_d0.5_c1_one_snapshot (%d: %d)", st, n);
+	tap_ok(st == 0 && n == 1 && strstr(out, "PID "), "top_d0.5_c1_one_snapshot (%d: %d)",
+	       st, n);
 	st = run(ARGS("tiers", "--jsn"));
 	tap_ok(st == 2 && strstr(err, "svodctl: tiers: unrecognized option '--jsn'\n"
 				   "usage: svodctl tiers"),
 	       "tiers_bad_option_named_exit_2 (%d: %.*s)", st, (int)strcspn(err, "\n"), err);
 }
 
-/* Each listing's heading is the column list its --help prints (the man page's, per check_cli.sh). */
+/*
+ * Each listing's heading is the column list its --help prints (which is the
+ * man page's: tools/svodctl/check_cli.sh).
+ */
 static void test_columns_one_list(void)
 {
 	static const char *const cmds[] = { "tiers", "top", "declare" };

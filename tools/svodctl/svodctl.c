@@ -207,11 +207,13 @@ int svodctl_help(const char *cmd, int status)
 	}
 	if (!cmd)
 		fprintf(out, "\nListings (tiers, top, declare) take -J (--json), -o COLUMNS, -r (--raw)\n"
-			"and -n (--noheadings), bundled as -Jn. Numbers (sizes, offsets, handles) are decimal or 0x hex, with\n"
-			"an optional K, M, G, T, P, E or KiB, MiB, GiB, TiB, PiB, EiB: powers of\n"
+			"and -n (--noheadings); short options bundle (-Jn) and take values\n"
+			"attached (-d0.5). Numbers (sizes, offsets, handles) are decimal or 0x hex,\n"
+			"with an optional K, M, G, T, P, E or KiB, MiB, GiB, TiB, PiB, EiB: powers of\n"
 			"1024 (1M = 1MiB = 1048576); 010 and 1MB are refused. Errors print the\n"
 			"errno name, e.g. \"svodctl: alloc: ENOSPC: no space in tier 0\". Exit\n"
-			"status: 0 ok, 1 failure, 2 usage, 3 /dev/svod missing or not permitted.\n"
+			"status: 0 ok, 1 failure, 2 usage, 3 /dev/svod missing or not permitted\n"
+			"(run: the highest of its lines').\n"
 			"svodctl --version; man svodctl.\n");
 	return status;
 }

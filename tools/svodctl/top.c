@@ -300,8 +300,9 @@ static int top_opts(int argc, char **argv, struct timespec *delay, long *count,
 			return 1;
 		case 'd':
 			if (parse_seconds(optarg, delay)) {
-				fprintf(stderr, "svodctl: %s: -d \"%s\": write a number of seconds "
-					"above 0 and at most 86400 (0.5 is fine)\n", argv[0], optarg);
+				fprintf(stderr, "svodctl: %s: -d \"%s\": write a number of "
+					"seconds above 0 and at most 86400 (0.5 is fine)\n",
+					argv[0], optarg);
 				return -EINVAL;
 			}
 			break;
