@@ -118,6 +118,6 @@ for c in tiers top declare; do
 	# shellcheck disable=SC1090
 	got=$(. "$completion" 2>/dev/null; PATH=$(dirname "$svodctl"):$PATH _svodctl_columns "$c")
 	echo "help: $want; completion: $got" >"$err"
-	ok "$([ -n "$want" ] && [ "$(echo $got)" = "$want" ]; echo $?)" "completion_columns_$c"
+	ok "$([ -n "$want" ] && [ "$got" = "$want" ]; echo $?)" "completion_columns_$c"
 done
 exit $rc
