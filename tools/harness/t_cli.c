@@ -6,7 +6,9 @@
  * the number grammar (1MiB = 1M, 1MB refused); --version; every exit status (0, 1, 2, 3) with the
  * messages that say what to do: the driver "not loaded" (seen from a mount
  * namespace that hides /dev, /sys/module and the PCI drivers) and "no
- * permission" (run as uid 65534). Also the kernel's "bound:" line per
+ * permission" (run as uid 65534); getopt_long's forms (-rnoNAME, -Jn,
+ * -d0.5, a bad option named), `run`'s exit status, and each listing's
+ * heading against the column list its --help prints. Also the kernel's "bound:" line per
  * device and the svod tracepoints (skipped without tracefs events).
  * Runs the svodctl that sits next to this binary.
  */
@@ -28,7 +30,7 @@
 #include "common.h"
 #include "tap.h"
 
-#define NR_CASES	28
+#define NR_CASES	36
 
 enum { AS_ROOT, AS_UNLOADED, AS_NOBODY };
 
@@ -545,10 +547,102 @@ static void test_exit_codes(const struct svod_tier_info *t)
 	tap_ok(st == 1 && strstr(err, "ENOSPC"), "failure_exit_1 (%d)", st);
 }
 
+/* The words of @text's first line, single-spaced, into @head. */
+static void heading(const char *text, char *head, size_t len)
+{
+	size_t w = 0;
+	int k;
+
+	for (k = 0; text[k] && text[k] != '\n' && w + 1 < len; k++)
+		if (text[k] != ' ' || (w && head[w - 1] != ' '))
+			head[w++] = text[k];
+	while (w && head[w - 1] == ' ')
+		w--;
+	head[w] = '\0';
+}
+
+/* Options as getopt_long takes them: bundled, attached values, bad ones named. */
+static void test_getopt(const struct svod_tier_info *t)
+{
+	const struct jv *a;
+	char want[SVOD_NAME_LEN + 2];
+	const char *p;
+	struct jv doc;
+	int st, n = 0;
+
+	snprintf(want, sizeof(want), "%.*s\n", SVOD_NAME_LEN, t->name);
+	st = run(ARGS("tiers", "-rnoNAME"));
+	tap_ok(st == 0 && strstr(out, want) && !strstr(out, "NAME"),
+	       "tiers_bundled_rno_attached_value (%d: %.*s)", st, (int)strcspn(out, "\n"), out);
+	st = run(ARGS("tiers", "-Jn"));
+	a = st || jdoc(out, &doc) ? NULL : jlisting(&doc, "tiers");
+	tap_ok(a && a->n > 0, "tiers_bundled_Jn_json (%d: %u rows)", st, a ? a->n : 0);
+	if (!st && a)
+		jfree(&doc);
+	st = run(ARGS("top", "-d0.5", "-c1"));
+	for (p = out; (p = strstr(p, "--- ")); p++)
+		n++;
+	tap_ok(st == 0 && n == 1 && strstr(out, "PID "), "top_d0.5_c1_one_snapshot (%d: %d)",
+	       st, n);
+	st = run(ARGS("tiers", "--jsn"));
+	tap_ok(st == 2 && strstr(err, "svodctl: tiers: unrecognized option '--jsn'\n"
+				   "usage: svodctl tiers"),
+	       "tiers_bad_option_named_exit_2 (%d: %.*s)", st, (int)strcspn(err, "\n"), err);
+}
+
+/*
+ * Each listing's heading is the column list its --help prints (which is the
+ * man page's: tools/svodctl/check_cli.sh).
+ */
+static void test_columns_one_list(void)
+{
+	static const char *const cmds[] = { "tiers", "top", "declare" };
+	char all[512], dflt[512], sel[512], head[512];
+	const char *p, *tag = "Columns (default marked *): ";
+	size_t na, nd, ns, k;
+	unsigned int i;
+	int st, ok;
+
+	for (i = 0; i < 3; i++) {
+		st = run(ARGS(cmds[i], "--help"));
+		p = strstr(out, tag);
+		na = nd = ns = 0;
+		/* "ID* NAME* FREE ...": every name, the starred ones, and "ID,NAME,...". */
+		for (p = p ? p + strlen(tag) : ""; *p && *p != '.' && *p != '\n'; p += k) {
+			k = strcspn(p, " *.\n");
+			if (!k) {
+				k = 1;
+				continue;
+			}
+			na += (size_t)snprintf(all + na, sizeof(all) - na, "%s%.*s", na ? " " : "",
+					       (int)k, p);
+			ns += (size_t)snprintf(sel + ns, sizeof(sel) - ns, "%s%.*s", ns ? "," : "",
+					       (int)k, p);
+			if (p[k] == '*')
+				nd += (size_t)snprintf(dflt + nd, sizeof(dflt) - nd, "%s%.*s",
+						       nd ? " " : "", (int)k, p);
+		}
+		all[na] = dflt[nd] = sel[ns] = '\0';
+		ok = st == 0 && na && nd;
+		st = run(ARGS(cmds[i], "-o", sel));
+		heading(out, head, sizeof(head));
+		ok = ok && st == 0 && !strcmp(head, all);
+		if (!ok)
+			tap_diag("%s -o ALL: %s; help: %s", cmds[i], head, all);
+		st = run(ARGS(cmds[i], "-o+"));
+		heading(out, head, sizeof(head));
+		ok = ok && st == 0 && !strcmp(head, dflt);
+		if (!ok)
+			tap_diag("%s -o+: %s; help's defaults: %s", cmds[i], head, dflt);
+		tap_ok(ok, "%s_heading_is_help_column_list", cmds[i]);
+	}
+}
+
 static void test_not_loaded(void)
 {
 	static const char *const cmds[] = { "tiers", "top", "declare" };
 	unsigned int i;
+	FILE *f;
 	int st;
 
 	for (i = 0; i < 3; i++) {
@@ -559,6 +653,13 @@ static void test_not_loaded(void)
 	}
 	st = run_as(AS_UNLOADED, ARGS("alloc", "0", "4k"));
 	tap_ok(st == 3 && strstr(err, "modprobe svod"), "alloc_driver_not_loaded_exit_3 (%d)", st);
+	f = fopen("/tmp/t_cli.run", "we");
+	if (f) {
+		fputs("alloc 0 4k\n", f);
+		fclose(f);
+	}
+	st = run_as(AS_UNLOADED, ARGS("run", "/tmp/t_cli.run"));
+	tap_ok(st == 3 && strstr(err, "modprobe svod"), "run_driver_not_loaded_exit_3 (%d)", st);
 }
 
 static void test_no_permission(void)
@@ -686,6 +787,8 @@ int main(void)
 	test_top_json(fd, &t);
 	test_declare_json();
 	test_exit_codes(&t);
+	test_getopt(&t);
+	test_columns_one_list();
 	test_not_loaded();
 	test_no_permission();
 	test_bound_line();

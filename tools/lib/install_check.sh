@@ -160,7 +160,8 @@ if command -v man >/dev/null && [ -z "$mw" ]; then
 else
 	echo "${mw:-man not found}" >"$tmp/log"; nok "man pages svodctl.1 and svod.4 render without warnings" "$tmp/log"
 fi
-# bash-completion's _init_completion, reduced to what _svodctl reads.
+# bash-completion's _init_completion, reduced to what _svodctl reads; the
+# column names come from the installed svodctl's --help.
 cat >"$tmp/comp.sh" <<'COMP'
 _init_completion() {
 	words=("${COMP_WORDS[@]}"); cword=$COMP_CWORD
@@ -171,10 +172,11 @@ compopt() { :; }
 COMP_WORDS=(svodctl tiers -o ID,N); COMP_CWORD=3; _svodctl; echo "${COMPREPLY[*]}"
 COMP_WORDS=(svodctl to); COMP_CWORD=1; _svodctl; echo "${COMPREPLY[*]}"
 COMP
-if [ "$(bash "$tmp/comp.sh" "$top/tools/svodctl/svodctl.bash-completion" 2>&1 | tr '\n' '|')" = "ID,NAME|top|" ]; then
+if [ "$(PATH=$dest$prefix/bin:$PATH bash "$tmp/comp.sh" "$top/tools/svodctl/svodctl.bash-completion" 2>&1 |
+	tr '\n' '|')" = "ID,NAME|top|" ]; then
 	ok "bash completion: tiers -o ID,N<tab> and to<tab>"
 else
-	bash "$tmp/comp.sh" "$top/tools/svodctl/svodctl.bash-completion" >"$tmp/log" 2>&1
+	PATH=$dest$prefix/bin:$PATH bash "$tmp/comp.sh" "$top/tools/svodctl/svodctl.bash-completion" >"$tmp/log" 2>&1
 	nok "bash completion: tiers -o ID,N<tab> and to<tab>" "$tmp/log"
 fi
 

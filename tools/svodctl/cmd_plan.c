@@ -410,7 +410,7 @@ int svodctl_cmd_plan(int argc, char **argv)
 	int use_ioctl = 0, c, err, ret = 2;
 	double solve_secs = -1;
 
-	optind = 1;
+	optind = 0;
 	while ((c = getopt_long(argc, argv, "s:a:b:l:kS:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':

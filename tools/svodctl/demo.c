@@ -84,6 +84,7 @@ static void demo_holder(int fd, const struct svod_tier_info *t)
 	expect(ok, "holder allocated");
 
 	step("svodctl top: who holds what");
+	optind = 0;
 	svodctl_cmd_top(1, top_argv);
 	step("svodctl tiers: the holder's bytes are in use");
 	svodctl_print_tiers(fd);
@@ -116,8 +117,10 @@ int svodctl_cmd_demo(int argc, char **argv)
 	struct svod_alloc a;
 	int fd, ret;
 
-	if (svodctl_wants_help(argc, argv))
-		return svodctl_help(argv[0], 0);
+	if (svodctl_no_opts(argc, argv, &ret))
+		return ret;
+	if (optind != argc)
+		return svodctl_help(argv[0], SVODCTL_USAGE);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	fd = svodctl_session_fd();
 	if (fd < 0)

@@ -22,6 +22,9 @@
 
 #include "svodctl.h"
 
+/* Long options without a short form: vals beyond any letter. */
+enum { OPT_HOLD = 256, OPT_CPU, OPT_DMA, OPT_FILE, OPT_PATTERN, OPT_LENGTH };
+
 #define MAX_SESSION_HANDLES	256
 #define MAX_RUN_ARGS		16
 
@@ -36,35 +39,40 @@ struct svodctl_cmd {
 	int (*fn)(int argc, char **argv);
 	const char *args;
 	const char *help;
+	const struct svodctl_listing *listing;
 };
 
 static const struct svodctl_cmd cmds[] = {
-	{ "tiers", svodctl_cmd_tiers, "[--json] [-o COLUMNS] [--raw] [--noheadings]",
+	{ "tiers", svodctl_cmd_tiers, "[-J|--json] [-o COLUMNS] [-r|--raw] [-n|--noheadings]",
 	  "List every tier: id, name, device, base, capacity, usage, live allocations,\n"
-	  "\twho may use it. Columns: ID NAME DEVICE BASE CAPACITY USED USE% FREE\n"
-	  "\tLARGEST SPANS LIVE ALIGN RESERVED REGIONS CPU DMA OWNER GROUP MODE USABLE\n"
-	  "\tSTATE (-o +COL adds to the default)." },
+	  "\twho may use it (-o +COL adds to the default columns).",
+	  &svodctl_tiers_listing },
 	{ "top", svodctl_cmd_top,
-	  "[-d SECONDS [-c COUNT]] [--json] [-o COLUMNS] [--raw] [--noheadings]",
+	  "[-d SECONDS [-c COUNT]] [-J|--json] [-o COLUMNS] [-r|--raw] [-n|--noheadings]",
 	  "Show which processes hold which bytes (from /proc/*/fdinfo of /dev/svod,\n"
-	  "\tand debugfs svod/state when mounted); -d repeats every SECONDS (COUNT\n"
-	  "\ttimes, default until interrupted). Columns: PID COMM FD CLIENT TIER BYTES\n"
-	  "\tHANDLES." },
+	  "\tand debugfs svod/state when mounted); -d (--delay) repeats every SECONDS\n"
+	  "\t(-c, --count: COUNT times, default until interrupted).",
+	  &svodctl_top_listing },
 	{ "alloc", svodctl_cmd_alloc, "TIER SIZE [ALIGN] [--hold]",
 	  "Allocate SIZE bytes (1M, 1MiB, 64k, 0x1000) in TIER (id or name); ALIGN 0 or\n"
 	  "\ta power of two. --hold keeps the allocation until stdin closes or a\n"
-	  "\tsignal arrives (handles die with the process's open file)." },
+	  "\tsignal arrives (handles die with the process's open file).",
+	  NULL },
 	{ "free", svodctl_cmd_free, "HANDLE",
-	  "Free an allocation (in `svodctl run`: a handle lives in its open file)." },
+	  "Free an allocation (in `svodctl run`: a handle lives in its open file).",
+	  NULL },
 	{ "resolve", svodctl_cmd_resolve, "HANDLE",
-	  "Print the tier, device address and capacity of a handle (in `svodctl run`)." },
+	  "Print the tier, device address and capacity of a handle (in `svodctl run`).",
+	  NULL },
 	{ "stage", svodctl_cmd_stage,
 	  "HANDLE OFFSET (--file F | --pattern SEED --length N) [--cpu|--dma]",
-	  "Copy bytes into an allocation's device memory (in `svodctl run`)." },
+	  "Copy bytes into an allocation's device memory (in `svodctl run`).",
+	  NULL },
 	{ "read", svodctl_cmd_read, "HANDLE OFFSET LENGTH [--out F] [--cpu|--dma]",
-	  "Copy bytes out of an allocation, hex dump unless --out (in `svodctl run`)." },
+	  "Copy bytes out of an allocation, hex dump unless --out (in `svodctl run`).",
+	  NULL },
 	{ "declare", svodctl_cmd_declare,
-	  "[BDF [DECLARATION | -]] | [BDF] (--json | -o COLUMNS | --raw | --noheadings)",
+	  "[BDF [DECLARATION | -]] | [BDF] (-J|--json | -o COLUMNS | -r|--raw | -n|--noheadings)",
 	  "Show the live tiers of every device (or of BDF), or declare BDF's\n"
 	  "\ttiers as DECLARATION (lines or ';'-separated; '-' reads stdin):\n"
 	  "\t<name> bar=<n> offset=<off> size=<bytes> [base=<addr>] [align=<n>]\n"
@@ -72,22 +80,27 @@ static const struct svodctl_cmd cmds[] = {
 	  "\tnumbers as below, ids decimal, mode octal (default 0 0 0666). Done in\n"
 	  "\t" SVOD_CONFIGFS "/BDF/ (mkdir, rmdir, one value per file, commit):\n"
 	  "\tapplied at once if BDF is bound, else when it binds, and again at\n"
-	  "\tevery bind. Needs root. With an output option, a listing; columns:\n"
-	  "\tDEVICE NAME BAR OFFSET SIZE BASE ALIGN REGIONS OWNER GROUP MODE." },
+	  "\tevery bind. Needs root. With an output option, a listing.",
+	  &svodctl_declare_listing },
 	{ "undeclare", svodctl_cmd_undeclare, "BDF",
 	  "Remove BDF's declaration from configfs: its live tiers stay until it\n"
 	  "\tbinds again, with its default tier. svod.ko cannot be unloaded while\n"
-	  "\ta declaration exists." },
+	  "\ta declaration exists.",
+	  NULL },
 	{ "run", svodctl_cmd_run, "[FILE]",
 	  "Run commands, one per line (from FILE or stdin), on one open file;\n"
-	  "\t\"%N\" is the handle of the N-th alloc, \"%\" the latest; '#' starts a comment." },
+	  "\t\"%N\" is the handle of the N-th alloc, \"%\" the latest; '#' starts a comment.",
+	  NULL },
 	{ "demo", svodctl_cmd_demo, "",
 	  "A short scripted session: tiers, alloc, resolve, a stale handle refused,\n"
-	  "\ta holder process seen by top." },
+	  "\ta holder process seen by top.",
+	  NULL },
 	{ "plan", svodctl_cmd_plan, "TRACEFILE [options]",
-	  "Plan an arena from an event trace (see Documentation/planner.rst)." },
+	  "Plan an arena from an event trace (see Documentation/planner.rst).",
+	  NULL },
 	{ "bench", svodctl_cmd_bench, "[args]",
-	  "Run the harness benchmark (t_bench) found next to svodctl or on PATH." },
+	  "Run the harness benchmark (t_bench) found next to svodctl or on PATH.",
+	  NULL },
 };
 
 /**
@@ -152,6 +165,22 @@ int svodctl_open_err(const char *cmd, int err)
 	return svodctl_err(cmd, err, "(opening %s)", dev);
 }
 
+/*
+ * "\tColumns (default marked *): ID* NAME* ...": the line svodctl(1) repeats
+ * word for word (tools/svodctl/check_columns.sh compares them) and the bash
+ * completion reads.
+ */
+static void svodctl_print_columns(FILE *out, const struct svodctl_listing *l)
+{
+	unsigned int c;
+
+	fprintf(out, "\tColumns (default marked *):");
+	for (c = 0; c < l->nr_cols; c++)
+		fprintf(out, " %s%s", l->cols[c].name,
+			l->cols[c].flags & SVODCTL_COL_DEFAULT ? "*" : "");
+	fprintf(out, ".\n");
+}
+
 /**
  * svodctl_help() - print the help of one subcommand, or of all
  * @cmd: the subcommand, or NULL for the overview
@@ -173,14 +202,18 @@ int svodctl_help(const char *cmd, int status)
 			continue;
 		fprintf(out, "%ssvodctl %s %s\n\t%s\n", cmd ? "usage: " : "  ",
 			cmds[i].name, cmds[i].args, cmds[i].help);
+		if (cmds[i].listing)
+			svodctl_print_columns(out, cmds[i].listing);
 	}
 	if (!cmd)
-		fprintf(out, "\nListings (tiers, top, declare) take --json, -o COLUMNS, --raw and\n"
-			"--noheadings. Numbers (sizes, offsets, handles) are decimal or 0x hex, with\n"
-			"an optional K, M, G, T, P, E or KiB, MiB, GiB, TiB, PiB, EiB: powers of\n"
+		fprintf(out, "\nListings (tiers, top, declare) take -J (--json), -o COLUMNS, -r (--raw)\n"
+			"and -n (--noheadings); short options bundle (-Jn) and take values\n"
+			"attached (-d0.5). Numbers (sizes, offsets, handles) are decimal or 0x hex,\n"
+			"with an optional K, M, G, T, P, E or KiB, MiB, GiB, TiB, PiB, EiB: powers of\n"
 			"1024 (1M = 1MiB = 1048576); 010 and 1MB are refused. Errors print the\n"
 			"errno name, e.g. \"svodctl: alloc: ENOSPC: no space in tier 0\". Exit\n"
-			"status: 0 ok, 1 failure, 2 usage, 3 /dev/svod missing or not permitted.\n"
+			"status: 0 ok, 1 failure, 2 usage, 3 /dev/svod missing or not permitted\n"
+			"(run: the highest of its lines').\n"
 			"svodctl --version; man svodctl.\n");
 	return status;
 }
@@ -200,6 +233,76 @@ int svodctl_wants_help(int argc, char **argv)
 	for (i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
 			return 1;
+	return 0;
+}
+
+/**
+ * svodctl_getopt() - getopt_long() that names a bad option in svodctl's words
+ * @argc: argument count
+ * @argv: arguments, argv[0] the subcommand
+ * @shortopts: getopt's option letters, starting with ':' (a missing
+ *	argument is told apart from an unknown option)
+ * @longopts: the long options, ending with a zeroed entry
+ *
+ * Options may come before, between or after the positional arguments
+ * (getopt permutes them), bundled (-Jn) and with attached values (-d0.5,
+ * --output=NAME); "--" ends them. The caller's dispatcher sets optind to 0
+ * before a command runs, so every line of `svodctl run` starts afresh.
+ * A bad option prints one line, e.g. "svodctl: tiers: unrecognized option
+ * '--jsn'"; the caller then prints its usage and exits 2.
+ *
+ * Context: main thread.
+ * Return: the option's letter (or val), -1 after the last, '?' for a bad one.
+ */
+int svodctl_getopt(int argc, char **argv, const char *shortopts,
+		   const struct option *longopts)
+{
+	const char *prev;
+	int c;
+
+	opterr = 0;
+	c = getopt_long(argc, argv, shortopts, longopts, NULL);
+	if (c != '?' && c != ':')
+		return c;
+	prev = optind > 0 && optind <= argc ? argv[optind - 1] : "";
+	if (c == ':' && !strncmp(prev, "--", 2))
+		fprintf(stderr, "svodctl: %s: option '%s' requires an argument\n", argv[0], prev);
+	else if (c == ':')
+		fprintf(stderr, "svodctl: %s: option requires an argument -- '%c'\n", argv[0],
+			optopt);
+	else if (!optopt)
+		fprintf(stderr, "svodctl: %s: unrecognized option '%s'\n", argv[0], prev);
+	else if (!strncmp(prev, "--", 2) &&
+		 (optopt > 255 || (optopt != ':' && strchr(shortopts, optopt))))
+		fprintf(stderr, "svodctl: %s: option '%.*s' doesn't allow an argument\n",
+			argv[0], (int)strcspn(prev, "="), prev);
+	else
+		fprintf(stderr, "svodctl: %s: invalid option -- '%c'\n", argv[0], optopt);
+	return '?';
+}
+
+/**
+ * svodctl_no_opts() - parse the options of a command that has only --help
+ * @argc: argument count
+ * @argv: arguments, argv[0] the subcommand
+ * @status: out: the exit status when the command should stop
+ *
+ * Context: main thread.
+ * Return: 0 with the positional arguments from argv[optind], else nonzero
+ * with *@status 0 (--help printed) or 2 (a bad option, usage printed).
+ */
+int svodctl_no_opts(int argc, char **argv, int *status)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	int c;
+
+	while ((c = svodctl_getopt(argc, argv, ":h", longopts)) != -1) {
+		*status = svodctl_help(argv[0], c == 'h' ? 0 : SVODCTL_USAGE);
+		return 1;
+	}
 	return 0;
 }
 
@@ -346,26 +449,34 @@ static void hold(void)
  */
 int svodctl_cmd_alloc(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "hold", no_argument, NULL, OPT_HOLD },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
 	uint64_t size, align = 0;
 	struct svod_alloc a;
-	int fd, ret, do_hold = 0;
+	int c, fd, ret, do_hold = 0, nr;
 	uint32_t tier;
+	char **pos;
 
-	if (svodctl_wants_help(argc, argv))
-		return svodctl_help(argv[0], 0);
-	if (argc > 1 && !strcmp(argv[argc - 1], "--hold")) {
-		do_hold = 1;
-		argc--;
+	while ((c = svodctl_getopt(argc, argv, ":h", longopts)) != -1) {
+		if (c == OPT_HOLD)
+			do_hold = 1;
+		else
+			return svodctl_help(argv[0], c == 'h' ? 0 : SVODCTL_USAGE);
 	}
-	if (argc < 3 || argc > 4 || svodctl_parse_u64(argv[0], argv[2], &size) ||
-	    (argc == 4 && svodctl_parse_u64(argv[0], argv[3], &align)))
+	pos = argv + optind;
+	nr = argc - optind;
+	if (nr < 2 || nr > 3 || svodctl_parse_u64(argv[0], pos[1], &size) ||
+	    (nr == 3 && svodctl_parse_u64(argv[0], pos[2], &align)))
 		return svodctl_help(argv[0], SVODCTL_USAGE);
 	fd = svodctl_session_fd();
 	if (fd < 0)
 		return svodctl_open_err(argv[0], fd);
-	ret = svodctl_parse_tier(fd, argv[1], &tier);
+	ret = svodctl_parse_tier(fd, pos[0], &tier);
 	if (ret)
-		return svodctl_err(argv[0], ret, "%s", argv[1]);
+		return svodctl_err(argv[0], ret, "%s", pos[0]);
 	ret = svod_alloc(fd, tier, size, align, &a);
 	if (ret == -ENOSPC)
 		return svodctl_err(argv[0], ret, "%u", tier);
@@ -414,15 +525,16 @@ int svodctl_cmd_free(int argc, char **argv)
 	uint64_t h;
 	int fd, ret;
 
-	if (svodctl_wants_help(argc, argv))
-		return svodctl_help(argv[0], 0);
-	if (argc != 2)
+	if (svodctl_no_opts(argc, argv, &ret))
+		return ret;
+	if (argc - optind != 1)
 		return svodctl_help(argv[0], SVODCTL_USAGE);
 	if (outside_run(argv[0]))
 		return SVODCTL_USAGE;
-	ret = svodctl_parse_handle(argv[1], &h);
+	ret = svodctl_parse_handle(argv[optind], &h);
 	if (ret)
-		return svodctl_err(argv[0], ret, "(no handle \"%s\" in this process)", argv[1]);
+		return svodctl_err(argv[0], ret, "(no handle \"%s\" in this process)",
+				   argv[optind]);
 	fd = svodctl_session_fd();
 	if (fd < 0)
 		return svodctl_open_err(argv[0], fd);
@@ -447,15 +559,16 @@ int svodctl_cmd_resolve(int argc, char **argv)
 	uint64_t h;
 	int fd, ret;
 
-	if (svodctl_wants_help(argc, argv))
-		return svodctl_help(argv[0], 0);
-	if (argc != 2)
+	if (svodctl_no_opts(argc, argv, &ret))
+		return ret;
+	if (argc - optind != 1)
 		return svodctl_help(argv[0], SVODCTL_USAGE);
 	if (outside_run(argv[0]))
 		return SVODCTL_USAGE;
-	ret = svodctl_parse_handle(argv[1], &h);
+	ret = svodctl_parse_handle(argv[optind], &h);
 	if (ret)
-		return svodctl_err(argv[0], ret, "(no handle \"%s\" in this process)", argv[1]);
+		return svodctl_err(argv[0], ret, "(no handle \"%s\" in this process)",
+				   argv[optind]);
 	fd = svodctl_session_fd();
 	if (fd < 0)
 		return svodctl_open_err(argv[0], fd);
@@ -467,36 +580,65 @@ int svodctl_cmd_resolve(int argc, char **argv)
 	return 0;
 }
 
-/* Parse the options shared by stage and read; positional ones stay in pos[]. */
+/*
+ * Parse the options shared by stage and read (@seed and @length NULL: read's,
+ * which has no --pattern or --length); the positional arguments are left
+ * in pos[] (at most 3).
+ */
 static int xfer_opts(int argc, char **argv, char **pos, int *nr_pos,
 		     uint32_t *flags, const char **file, uint64_t *seed,
 		     uint64_t *length)
 {
-	int i;
+	static const struct option stage_opts[] = {
+		{ "cpu", no_argument, NULL, OPT_CPU },
+		{ "dma", no_argument, NULL, OPT_DMA },
+		{ "file", required_argument, NULL, OPT_FILE },
+		{ "out", required_argument, NULL, OPT_FILE },
+		{ "pattern", required_argument, NULL, OPT_PATTERN },
+		{ "length", required_argument, NULL, OPT_LENGTH },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	static const struct option read_opts[] = {
+		{ "cpu", no_argument, NULL, OPT_CPU },
+		{ "dma", no_argument, NULL, OPT_DMA },
+		{ "out", required_argument, NULL, OPT_FILE },
+		{ "file", required_argument, NULL, OPT_FILE },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	int c;
 
-	*nr_pos = 0;
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--cpu")) {
+	while ((c = svodctl_getopt(argc, argv, ":h", seed ? stage_opts : read_opts)) != -1) {
+		switch (c) {
+		case OPT_CPU:
 			*flags |= SVOD_XFER_CPU;
-		} else if (!strcmp(argv[i], "--dma")) {
+			break;
+		case OPT_DMA:
 			*flags |= SVOD_XFER_DMA;
-		} else if ((!strcmp(argv[i], "--file") || !strcmp(argv[i], "--out")) &&
-			   i + 1 < argc) {
-			*file = argv[++i];
-		} else if (!strcmp(argv[i], "--pattern") && seed && i + 1 < argc) {
-			if (svodctl_parse_u64(argv[0], argv[++i], seed))
+			break;
+		case OPT_FILE:
+			*file = optarg;
+			break;
+		case OPT_PATTERN:
+			if (svodctl_parse_u64(argv[0], optarg, seed))
 				return -EINVAL;
-		} else if (!strcmp(argv[i], "--length") && length && i + 1 < argc) {
-			if (svodctl_parse_u64(argv[0], argv[++i], length))
+			break;
+		case OPT_LENGTH:
+			if (svodctl_parse_u64(argv[0], optarg, length))
 				return -EINVAL;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return -EINVAL;
-		} else if (*nr_pos < 3) {
-			pos[(*nr_pos)++] = argv[i];
-		} else {
+			break;
+		case 'h':
+			return 1;
+		default:
 			return -EINVAL;
 		}
 	}
+	*nr_pos = argc - optind;
+	if (*nr_pos > 3)
+		return -EINVAL;
+	for (c = 0; c < *nr_pos; c++)
+		pos[c] = argv[optind + c];
 	return 0;
 }
 
@@ -556,11 +698,11 @@ int svodctl_cmd_stage(int argc, char **argv)
 	char *pos[3];
 	int nr_pos, fd, ret, have_seed;
 
-	if (svodctl_wants_help(argc, argv))
-		return svodctl_help(argv[0], 0);
 	seed = UINT64_MAX;
-	if (xfer_opts(argc, argv, pos, &nr_pos, &flags, &file, &seed, &len) ||
-	    nr_pos != 2 || svodctl_parse_handle(pos[0], &h) ||
+	ret = xfer_opts(argc, argv, pos, &nr_pos, &flags, &file, &seed, &len);
+	if (ret > 0)
+		return svodctl_help(argv[0], 0);
+	if (ret || nr_pos != 2 || svodctl_parse_handle(pos[0], &h) ||
 	    svodctl_parse_u64(argv[0], pos[1], &off))
 		return svodctl_help(argv[0], SVODCTL_USAGE);
 	if (outside_run(argv[0]))
@@ -611,10 +753,10 @@ int svodctl_cmd_read(int argc, char **argv)
 	char *pos[3];
 	int nr_pos, fd, out, ret;
 
-	if (svodctl_wants_help(argc, argv))
+	ret = xfer_opts(argc, argv, pos, &nr_pos, &flags, &file, NULL, NULL);
+	if (ret > 0)
 		return svodctl_help(argv[0], 0);
-	if (xfer_opts(argc, argv, pos, &nr_pos, &flags, &file, NULL, NULL) ||
-	    nr_pos != 3 || svodctl_parse_handle(pos[0], &h) ||
+	if (ret || nr_pos != 3 || svodctl_parse_handle(pos[0], &h) ||
 	    svodctl_parse_u64(argv[0], pos[1], &off) ||
 	    svodctl_parse_u64(argv[0], pos[2], &len))
 		return svodctl_help(argv[0], SVODCTL_USAGE);
@@ -712,17 +854,22 @@ static const struct svodctl_col decl_cols[] = {
 	{ "MODE", "mode", SVODCTL_STR, 0 },
 };
 
+const struct svodctl_listing svodctl_declare_listing = {
+	.name = "devices", .cols = decl_cols, .nr_cols = ARRAY_SIZE(decl_cols),
+};
+
 /* The declared tiers of @nr devices as a listing (declare with -o/--json/...). */
 static int declare_list(char (*bdfs)[SVOD_NAME_LEN], int nr, const struct svodctl_out *o)
 {
-	struct svodctl_table tbl = { .name = "devices", .cols = decl_cols, .nr_cols = ARRAY_SIZE(decl_cols) };
 	struct svod_tier_decl decls[SVOD_DECL_MAX_TIERS];
+	struct svodctl_table tbl;
 	char list[SVODCTL_CELL_LEN];
 	struct svodctl_cell *c;
 	int i, n, k, ret = 0;
 	size_t len;
 	uint32_t r;
 
+	svodctl_table_of(&tbl, &svodctl_declare_listing);
 	if (svodctl_table_init(&tbl, o->columns))
 		return -EINVAL;
 	for (i = 0; i < nr && !ret; i++) {
@@ -808,15 +955,18 @@ int svodctl_cmd_undeclare(int argc, char **argv)
 {
 	int ret;
 
-	if (svodctl_wants_help(argc, argv))
-		return svodctl_help(argv[0], 0);
-	if (argc != 2)
+	const char *bdf;
+
+	if (svodctl_no_opts(argc, argv, &ret))
+		return ret;
+	if (argc - optind != 1)
 		return svodctl_help(argv[0], SVODCTL_USAGE);
-	ret = svod_undeclare(argv[1]);
+	bdf = argv[optind];
+	ret = svod_undeclare(bdf);
 	if (ret == -ENOENT)
-		return svodctl_err(argv[0], ret, "%s has no declaration in %s", argv[1],
+		return svodctl_err(argv[0], ret, "%s has no declaration in %s", bdf,
 				   SVOD_CONFIGFS);
-	return ret ? svodctl_err(argv[0], ret, "%s", argv[1]) : 0;
+	return ret ? svodctl_err(argv[0], ret, "%s", bdf) : 0;
 }
 
 /**
@@ -829,24 +979,31 @@ int svodctl_cmd_undeclare(int argc, char **argv)
  */
 int svodctl_cmd_declare(int argc, char **argv)
 {
+	static const struct option longopts[] = { SVODCTL_OUT_LONGOPTS, {} };
 	char bdfs[16][SVOD_NAME_LEN];
-	struct svodctl_out o;
+	struct svodctl_out o = {};
+	struct svodctl_table probe;
 	unsigned char *text;
 	uint64_t len;
-	int i, nr, ret;
+	int c, i, nr, ret;
+	char **pos;
 
-	if (svodctl_wants_help(argc, argv))
-		return svodctl_help(argv[0], 0);
-	if (svodctl_out_opts(&argc, argv, &o) || argc > 3 || (o.any && argc > 2))
+	while ((c = svodctl_getopt(argc, argv, ":h" SVODCTL_OUT_SHORTOPTS, longopts)) != -1) {
+		if (c == 'h')
+			return svodctl_help(argv[0], 0);
+		if (!svodctl_out_opt(c, optarg, &o))
+			return svodctl_help(argv[0], SVODCTL_USAGE);
+	}
+	pos = argv + optind;
+	nr = argc - optind;
+	if (nr > 2 || (o.any && nr > 1))
 		return svodctl_help(argv[0], SVODCTL_USAGE);
 	if (o.any) {
-		struct svodctl_table probe = { .name = "devices", .cols = decl_cols, .nr_cols = ARRAY_SIZE(decl_cols) };
-
+		svodctl_table_of(&probe, &svodctl_declare_listing);
 		if (svodctl_table_init(&probe, o.columns))
 			return SVODCTL_USAGE;
-		if (argc == 2) {
-			snprintf(bdfs[0], sizeof(bdfs[0]), "%s", argv[1]);
-			nr = 1;
+		if (nr == 1) {
+			snprintf(bdfs[0], sizeof(bdfs[0]), "%s", pos[0]);
 		} else {
 			nr = svod_devices(bdfs, 16);
 			if (nr < 0)
@@ -855,11 +1012,11 @@ int svodctl_cmd_declare(int argc, char **argv)
 		ret = declare_list(bdfs, nr < 16 ? nr : 16, &o);
 		return ret ? svodctl_err(argv[0], ret, NULL) : 0;
 	}
-	if (argc == 2) {
-		ret = declare_show(argv[1]);
-		return ret ? svodctl_err(argv[0], ret, "%s", argv[1]) : 0;
+	if (nr == 1) {
+		ret = declare_show(pos[0]);
+		return ret ? svodctl_err(argv[0], ret, "%s", pos[0]) : 0;
 	}
-	if (argc == 1) {
+	if (nr == 0) {
 		nr = svod_devices(bdfs, 16);
 		if (nr < 0)
 			return svod_nodev(argv[0], nr);
@@ -870,16 +1027,16 @@ int svodctl_cmd_declare(int argc, char **argv)
 		}
 		return 0;
 	}
-	if (!strcmp(argv[2], "-")) {
+	if (!strcmp(pos[1], "-")) {
 		text = read_file("-", &len);
 		if (!text)
 			return svodctl_err(argv[0], -errno, "(reading stdin)");
 		text[len ? len - (text[len - 1] == '\n') : 0] = '\0';
-		ret = declare_write(argv[0], argv[1], (char *)text);
+		ret = declare_write(argv[0], pos[0], (char *)text);
 		free(text);
 		return ret;
 	}
-	return declare_write(argv[0], argv[1], argv[2]);
+	return declare_write(argv[0], pos[0], pos[1]);
 }
 
 static int split_args(char *line, char **args)
@@ -907,6 +1064,16 @@ static const struct svodctl_cmd *find_cmd(const char *name)
 	return NULL;
 }
 
+/*
+ * Run one command with getopt reset: optind 0 makes glibc start afresh,
+ * also in the middle of a bundle a previous line of a run left behind.
+ */
+static int run_cmd(const struct svodctl_cmd *c, int argc, char **argv)
+{
+	optind = 0;
+	return c->fn(argc, argv);
+}
+
 /**
  * svodctl_cmd_run() - `svodctl run [FILE]`: one command per line, one open file
  * @argc: argument count
@@ -914,7 +1081,9 @@ static const struct svodctl_cmd *find_cmd(const char *name)
  *
  * Every line is echoed with a "$ " prefix before it runs; a failing line
  * does not stop the script (the error line is the point of some scripts),
- * but makes the exit status 1.
+ * but sets the exit status: the highest of its lines' (svodctl(1), EXIT
+ * STATUS), so 3 when /dev/svod cannot be used, 2 after a usage error (an
+ * unknown command too), else 1 if a line failed.
  *
  * Context: main thread.
  * Return: exit status.
@@ -923,17 +1092,20 @@ int svodctl_cmd_run(int argc, char **argv)
 {
 	const struct svodctl_cmd *c;
 	char line[1024], *args[MAX_RUN_ARGS];
-	int n, status = 0;
+	const char *path = "-";
+	int n, ret, status = 0;
 	FILE *in = stdin;
 
-	if (svodctl_wants_help(argc, argv))
-		return svodctl_help(argv[0], 0);
-	if (argc > 2)
+	if (svodctl_no_opts(argc, argv, &ret))
+		return ret;
+	if (argc - optind > 1)
 		return svodctl_help(argv[0], SVODCTL_USAGE);
-	if (argc == 2 && strcmp(argv[1], "-")) {
-		in = fopen(argv[1], "re");
+	if (argc - optind == 1)
+		path = argv[optind];
+	if (strcmp(path, "-")) {
+		in = fopen(path, "re");
 		if (!in)
-			return svodctl_err(argv[0], -errno, "(opening %s)", argv[1]);
+			return svodctl_err(argv[0], -errno, "(opening %s)", path);
 	}
 	while (fgets(line, sizeof(line), in)) {
 		printf("$ %s", line);
@@ -941,21 +1113,24 @@ int svodctl_cmd_run(int argc, char **argv)
 			printf("\n");
 		fflush(stdout);
 		n = split_args(line, args);
-		if (n <= 0) {
-			if (n < 0)
-				status = svodctl_err(argv[0], n, "(line too long)");
-			continue;
+		if (n < 0) {
+			svodctl_err(argv[0], n, "(more than %d words)", MAX_RUN_ARGS - 1);
+			status = status < SVODCTL_USAGE ? SVODCTL_USAGE : status;
 		}
+		if (n <= 0)
+			continue;
 		c = find_cmd(args[0]);
 		if (!c || c->fn == svodctl_cmd_run || c->fn == svodctl_cmd_demo) {
-			status = svodctl_err(argv[0], -EINVAL, "(no command \"%s\" in a run)",
-					     args[0]);
+			svodctl_err(argv[0], -EINVAL, "(no command \"%s\" in a run)", args[0]);
+			status = status < SVODCTL_USAGE ? SVODCTL_USAGE : status;
 			continue;
 		}
 		in_run = 1;
-		if (c->fn(n, args))
-			status = 1;
+		ret = run_cmd(c, n, args);
 		in_run = 0;
+		/* Statuses beyond 3 (a bench's) count as failures. */
+		ret = ret > SVODCTL_NODEV ? SVODCTL_FAIL : ret;
+		status = ret > status ? ret : status;
 		fflush(stdout);
 	}
 	if (in != stdin)
@@ -1005,12 +1180,18 @@ int main(int argc, char **argv)
 		printf("svodctl %s\n", SVOD_VERSION);
 		return 0;
 	}
-	if (!strcmp(argv[1], "help"))
-		return svodctl_help(argc > 2 ? argv[2] : NULL, 0);
+	if (!strcmp(argv[1], "help")) {
+		if (argc == 2)
+			return svodctl_help(NULL, 0);
+		if (argc == 3 && find_cmd(argv[2]))
+			return svodctl_help(argv[2], 0);
+		fprintf(stderr, "svodctl: help: no command \"%s\"\n", argv[2]);
+		return svodctl_help(NULL, SVODCTL_USAGE);
+	}
 	c = find_cmd(argv[1]);
 	if (!c) {
 		fprintf(stderr, "svodctl: unknown command \"%s\"\n", argv[1]);
 		return svodctl_help(NULL, SVODCTL_USAGE);
 	}
-	return c->fn(argc - 1, argv + 1);
+	return run_cmd(c, argc - 1, argv + 1);
 }

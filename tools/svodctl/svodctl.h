@@ -8,6 +8,7 @@
 #ifndef SVODCTL_H
 #define SVODCTL_H
 
+#include <getopt.h>
 #include <stdint.h>
 
 #include "libsvod.h"
@@ -123,7 +124,37 @@ struct svodctl_table {
 	unsigned int nr_rows;
 };
 
-int svodctl_out_opts(int *argc, char **argv, struct svodctl_out *o);
+/**
+ * struct svodctl_listing - the columns of one listing command
+ * @name: the JSON top-level key ("tiers")
+ * @cols: every column, in order; the one list that the output, --help,
+ *	the man page and the bash completion share
+ * @nr_cols: columns in @cols
+ */
+struct svodctl_listing {
+	const char *name;
+	const struct svodctl_col *cols;
+	unsigned int nr_cols;
+};
+
+extern const struct svodctl_listing svodctl_tiers_listing;
+extern const struct svodctl_listing svodctl_top_listing;
+extern const struct svodctl_listing svodctl_declare_listing;
+
+/* The output options of a listing, for getopt_long (svodctl(1), OUTPUT OPTIONS). */
+#define SVODCTL_OUT_SHORTOPTS	"Jo:rn"
+#define SVODCTL_OUT_LONGOPTS					\
+	{ "json", no_argument, NULL, 'J' },			\
+	{ "output", required_argument, NULL, 'o' },		\
+	{ "raw", no_argument, NULL, 'r' },			\
+	{ "noheadings", no_argument, NULL, 'n' },		\
+	{ "help", no_argument, NULL, 'h' }
+
+int svodctl_getopt(int argc, char **argv, const char *shortopts,
+		   const struct option *longopts);
+int svodctl_no_opts(int argc, char **argv, int *status);
+int svodctl_out_opt(int c, const char *arg, struct svodctl_out *o);
+void svodctl_table_of(struct svodctl_table *t, const struct svodctl_listing *l);
 int svodctl_table_init(struct svodctl_table *t, const char *columns);
 struct svodctl_cell *svodctl_table_row(struct svodctl_table *t);
 void svodctl_cell_str(struct svodctl_cell *cell, const char *s);

@@ -25,45 +25,51 @@
 #include "svodctl.h"
 
 /**
- * svodctl_out_opts() - take the output options out of a listing's argv
- * @argc: in: argument count; out: what is left
- * @argv: arguments, argv[0] the subcommand; compacted in place
- * @o: out: the options
+ * svodctl_out_opt() - take one output option of a listing
+ * @c: what svodctl_getopt() returned (SVODCTL_OUT_SHORTOPTS' letters)
+ * @arg: its optarg
+ * @o: the options so far (zeroed by the caller before the first)
  *
- * Knows --json (-J), --raw (-r), --noheadings (-n), -o/--output COLUMNS and
- * --output=COLUMNS.
+ * --json (-J), --raw (-r), --noheadings (-n), -o/--output COLUMNS.
  *
  * Context: any.
- * Return: 0, or -EINVAL for -o without its argument.
+ * Return: 1 if @c is an output option, else 0.
  */
-int svodctl_out_opts(int *argc, char **argv, struct svodctl_out *o)
+int svodctl_out_opt(int c, const char *arg, struct svodctl_out *o)
 {
-	int i, n = 1;
-
-	memset(o, 0, sizeof(*o));
-	for (i = 1; i < *argc; i++) {
-		if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "-J")) {
-			o->json = 1;
-		} else if (!strcmp(argv[i], "--raw") || !strcmp(argv[i], "-r")) {
-			o->raw = 1;
-		} else if (!strcmp(argv[i], "--noheadings") || !strcmp(argv[i], "-n")) {
-			o->noheadings = 1;
-		} else if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) {
-			if (i + 1 >= *argc)
-				return -EINVAL;
-			o->columns = argv[++i];
-		} else if (!strncmp(argv[i], "--output=", 9)) {
-			o->columns = argv[i] + 9;
-		} else if (!strncmp(argv[i], "-o", 2)) {
-			o->columns = argv[i] + 2;
-		} else {
-			argv[n++] = argv[i];
-		}
+	switch (c) {
+	case 'J':
+		o->json = 1;
+		break;
+	case 'r':
+		o->raw = 1;
+		break;
+	case 'n':
+		o->noheadings = 1;
+		break;
+	case 'o':
+		o->columns = arg;
+		break;
+	default:
+		return 0;
 	}
-	o->any = o->json || o->raw || o->noheadings || o->columns;
-	*argc = n;
-	argv[n] = NULL;
-	return 0;
+	o->any = 1;
+	return 1;
+}
+
+/**
+ * svodctl_table_of() - set up a table for a listing's columns
+ * @t: the table
+ * @l: the listing
+ *
+ * Context: any.
+ */
+void svodctl_table_of(struct svodctl_table *t, const struct svodctl_listing *l)
+{
+	memset(t, 0, sizeof(*t));
+	t->name = l->name;
+	t->cols = l->cols;
+	t->nr_cols = l->nr_cols;
 }
 
 static int col_find(const struct svodctl_table *t, const char *name, size_t len)

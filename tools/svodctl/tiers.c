@@ -36,6 +36,10 @@ static const struct svodctl_col tier_cols[] = {
 	{ "STATE", "state", SVODCTL_STR, SVODCTL_COL_DEFAULT },
 };
 
+const struct svodctl_listing svodctl_tiers_listing = {
+	.name = "tiers", .cols = tier_cols, .nr_cols = ARRAY_SIZE(tier_cols),
+};
+
 enum { TC_ID, TC_NAME, TC_DEVICE, TC_BASE, TC_CAP, TC_USED, TC_PCT, TC_FREE, TC_LARGEST,
 	TC_SPANS, TC_LIVE, TC_ALIGN, TC_RESV, TC_REGIONS, TC_CPU, TC_DMA, TC_OWNER, TC_GROUP,
 	TC_MODE, TC_USABLE, TC_STATE };
@@ -122,7 +126,7 @@ static void tier_row(struct svodctl_cell *c, const struct svod_tier_info *t,
 int svodctl_print_tiers_opts(int fd, const struct svodctl_out *o)
 {
 	static const struct svodctl_out plain;
-	struct svodctl_table tbl = { .name = "tiers", .cols = tier_cols, .nr_cols = ARRAY_SIZE(tier_cols) };
+	struct svodctl_table tbl;
 	struct svod_tier_info *tiers;
 	struct svod_region *regions;
 	uint32_t nr, nr_regions, i;
@@ -130,6 +134,7 @@ int svodctl_print_tiers_opts(int fd, const struct svodctl_out *o)
 	int ret;
 
 	o = o ? o : &plain;
+	svodctl_table_of(&tbl, &svodctl_tiers_listing);
 	ret = svodctl_table_init(&tbl, o->columns);
 	if (ret)
 		return ret;
@@ -174,15 +179,21 @@ int svodctl_print_tiers(int fd)
  */
 int svodctl_cmd_tiers(int argc, char **argv)
 {
-	struct svodctl_out o;
-	struct svodctl_table probe = { .name = "tiers", .cols = tier_cols, .nr_cols = ARRAY_SIZE(tier_cols) };
-	int fd, ret;
+	static const struct option longopts[] = { SVODCTL_OUT_LONGOPTS, {} };
+	struct svodctl_out o = {};
+	struct svodctl_table probe;
+	int c, fd, ret;
 
-	if (svodctl_wants_help(argc, argv))
-		return svodctl_help(argv[0], 0);
-	if (svodctl_out_opts(&argc, argv, &o) || argc != 1)
+	while ((c = svodctl_getopt(argc, argv, ":h" SVODCTL_OUT_SHORTOPTS, longopts)) != -1) {
+		if (c == 'h')
+			return svodctl_help(argv[0], 0);
+		if (!svodctl_out_opt(c, optarg, &o))
+			return svodctl_help(argv[0], SVODCTL_USAGE);
+	}
+	if (optind != argc)
 		return svodctl_help(argv[0], SVODCTL_USAGE);
 	/* A bad -o is a usage error, found before /dev/svod is opened. */
+	svodctl_table_of(&probe, &svodctl_tiers_listing);
 	if (svodctl_table_init(&probe, o.columns))
 		return SVODCTL_USAGE;
 	fd = svodctl_session_fd();

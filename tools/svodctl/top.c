@@ -93,6 +93,10 @@ static const struct svodctl_col top_cols[] = {
 	{ "IMPORTED", "imported", SVODCTL_XSIZE, SVODCTL_COL_DEFAULT },
 };
 
+const struct svodctl_listing svodctl_top_listing = {
+	.name = "processes", .cols = top_cols, .nr_cols = ARRAY_SIZE(top_cols),
+};
+
 /* An fdinfo value: "<n>", "<n> KiB", "<n> MiB" or "<n> GiB" (DRM's units). */
 static uint64_t fdinfo_bytes(const char *val)
 {
@@ -222,11 +226,12 @@ static void show_debugfs(void)
 /* One snapshot: the table (and debugfs state in the plain table). */
 static int top_once(const struct svodctl_out *o)
 {
-	struct svodctl_table tbl = { .name = "processes", .cols = top_cols, .nr_cols = ARRAY_SIZE(top_cols) };
+	struct svodctl_table tbl;
 	struct dirent *de;
 	int files = 0;
 	DIR *proc;
 
+	svodctl_table_of(&tbl, &svodctl_top_listing);
 	if (svodctl_table_init(&tbl, o->columns))
 		return -EINVAL;
 	proc = opendir("/proc");
@@ -270,29 +275,52 @@ static int parse_seconds(const char *s, struct timespec *ts)
 	return 0;
 }
 
-/* Take -d SECONDS and -c COUNT out of argv. */
-static int top_opts(int *argc, char **argv, struct timespec *delay, long *count)
+/*
+ * top's options: -d SECONDS, -c COUNT and the output options. Return: 0, 1
+ * for --help, or -EINVAL (a message said why).
+ */
+static int top_opts(int argc, char **argv, struct timespec *delay, long *count,
+		    struct svodctl_out *o)
 {
-	int i, n = 1;
+	static const struct option longopts[] = {
+		{ "delay", required_argument, NULL, 'd' },
+		{ "count", required_argument, NULL, 'c' },
+		SVODCTL_OUT_LONGOPTS,
+		{}
+	};
 	char *end;
+	int c;
 
 	*count = -1;
 	delay->tv_sec = 0;
 	delay->tv_nsec = 0;
-	for (i = 1; i < *argc; i++) {
-		if ((!strcmp(argv[i], "-d") || !strcmp(argv[i], "--delay")) && i + 1 < *argc) {
-			if (parse_seconds(argv[++i], delay))
+	while ((c = svodctl_getopt(argc, argv, ":hd:c:" SVODCTL_OUT_SHORTOPTS, longopts)) != -1) {
+		switch (c) {
+		case 'h':
+			return 1;
+		case 'd':
+			if (parse_seconds(optarg, delay)) {
+				fprintf(stderr, "svodctl: %s: -d \"%s\": write a number of "
+					"seconds above 0 and at most 86400 (0.5 is fine)\n",
+					argv[0], optarg);
 				return -EINVAL;
-		} else if ((!strcmp(argv[i], "-c") || !strcmp(argv[i], "--count")) &&
-			   i + 1 < *argc) {
-			*count = strtol(argv[++i], &end, 10);
-			if (*end || *count <= 0)
+			}
+			break;
+		case 'c':
+			*count = strtol(optarg, &end, 10);
+			if (end == optarg || *end || *count <= 0) {
+				fprintf(stderr, "svodctl: %s: -c \"%s\": write a count above 0\n",
+					argv[0], optarg);
 				return -EINVAL;
-		} else {
-			argv[n++] = argv[i];
+			}
+			break;
+		default:
+			if (!svodctl_out_opt(c, optarg, o))
+				return -EINVAL;
 		}
 	}
-	*argc = n;
+	if (optind != argc)
+		return -EINVAL;
 	return *count > 0 && !delay->tv_sec && !delay->tv_nsec ? -EINVAL : 0;
 }
 
@@ -311,23 +339,22 @@ static int top_opts(int *argc, char **argv, struct timespec *delay, long *count)
 int svodctl_cmd_top(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = top_signal };
-	struct svodctl_table probe = { .name = "processes", .cols = top_cols, .nr_cols = ARRAY_SIZE(top_cols) };
+	struct svodctl_table probe;
 	struct timespec delay;
-	struct svodctl_out o;
+	struct svodctl_out o = {};
 	char stamp[32];
 	time_t now;
 	long count, n;
 	int ret;
 
-	if (svodctl_wants_help(argc, argv))
-		return svodctl_help(argv[0], 0);
-	if (top_opts(&argc, argv, &delay, &count) || svodctl_out_opts(&argc, argv, &o) ||
-	    argc != 1)
-		return svodctl_help(argv[0], SVODCTL_USAGE);
+	ret = top_opts(argc, argv, &delay, &count, &o);
+	if (ret)
+		return svodctl_help(argv[0], ret > 0 ? 0 : SVODCTL_USAGE);
+	svodctl_table_of(&probe, &svodctl_top_listing);
 	if (svodctl_table_init(&probe, o.columns))
 		return SVODCTL_USAGE;
 	/* No /dev/svod: nothing can hold it; say why instead of an empty table. */
-	if (access(SVOD_DEV_PATH, F_OK))
+	if (access(getenv("SVOD_DEV") ? getenv("SVOD_DEV") : SVOD_DEV_PATH, F_OK))
 		return svodctl_open_err(argv[0], -errno);
 	if (!delay.tv_sec && !delay.tv_nsec) {
 		ret = top_once(&o);
