@@ -9,8 +9,8 @@
  *   staged, and while its fence has not signalled the tier (QUERY) and
  *   fdinfo still count the bytes; once it signalled they come back;
  * - an ALLOC of the same size while the transfer is pending never gets the
- *   freed range; after the signal an ALLOC of that size gets it back,
- *   zeroed;
+ *   freed range, and with the rest of the tier allocated it fails with
+ *   ENOSPC; after the signal an ALLOC of that size gets it back, zeroed;
  * - close() with an after-use FREE pending: the fence signals ECANCELED
  *   (or the transfer had ended), no page stays pinned, the bytes are back;
  * - unknown FREE flags and a nonzero pad: EINVAL, the handle stays live;
@@ -31,7 +31,7 @@
 #include "common.h"
 #include "tap.h"
 
-#define NR_CASES	14
+#define NR_CASES	15
 
 #define MIB		(1u << 20)
 #define BIG		(32 * MIB)	/* the long transfer in front */
@@ -116,8 +116,8 @@ static int queue_behind(int f, uint64_t front, uint64_t back, struct svod_xfer *
 
 static void test_after_use(void)
 {
-	struct svod_alloc b = { 0 }, a = { 0 }, c = { 0 }, d = { 0 };
-	uint64_t free0 = 0, free1 = 0;
+	struct svod_alloc b = { 0 }, a = { 0 }, c = { 0 }, d = { 0 }, e = { 0 };
+	uint64_t free0 = 0, free1 = 0, rest = 0;
 	long long total = -1;
 	struct svod_xfer x, z;
 	struct svod_wait w;
@@ -150,6 +150,22 @@ static void test_after_use(void)
 	       "alloc_never_gets_pending_range (%s, fence %d, old 0x%llx new 0x%llx)",
 	       ht_err(ret), st, (unsigned long long)a.device_addr,
 	       (unsigned long long)c.device_addr);
+	/* The rest of the tier taken: nothing is left while it is pending. */
+	if (!ret)
+		ht_tier_usage(fd, tier.id, &rest, NULL);
+	ret = ret ? ret : svod_alloc(f, tier.id, rest, 0, &e);
+	if (!ret) {
+		int r2 = svod_alloc(f, tier.id, SMALL, 0, &d);
+
+		st = st ? st : fence_status(sfd);
+		tap_ok(r2 == -ENOSPC || st != 0,
+		       "full_tier_enospc_while_pending (%s, fence %d)", ht_err(r2), st);
+		if (!r2)
+			svod_free(f, d.handle);
+		ret = svod_free(f, e.handle);
+	} else {
+		tap_ok(0, "full_tier_enospc_while_pending (%s)", ht_err(ret));
+	}
 	if (st)
 		tap_diag("the transfer ended before the checks: they proved nothing");
 
