@@ -11,7 +11,11 @@
  * FREE returns); the range is zeroed through the write-combined mapping and
  * returned to the tier when the last reference goes, which is at the end
  * of FREE unless a synchronous STAGE or READ of the same allocation is
- * still running, then at the end of that transfer.
+ * still running, then at the end of that transfer. FREE with
+ * SVOD_FREE_AFTER_USE instead gives each asynchronous transfer of the
+ * handle not yet signalled a reference (svod_async_hand_over()), dropped
+ * in the job's cleanup work after its fence signalled: the last one zeroes
+ * and returns the range, still charged to the file until then.
  */
 #include <kunit/visibility.h>
 #include <linux/ktime.h>
@@ -555,11 +559,14 @@ void svod_alloc_ioctl_unwind(struct svod_file *sf, void *data)
  * stays charged to the file that allocated it, until the last of them
  * goes). The handle's asynchronous transfers are cancelled:
  * queued ones end with -ECANCELED, a running one stops at its next chunk
- * and FREE waits for that. Works on a gone device's tier (nothing is
- * zeroed).
+ * and FREE waits for that. With SVOD_FREE_AFTER_USE they run on instead,
+ * each holding a reference on the allocation that its cleanup drops after
+ * its fence signalled: the range stays charged (fdinfo, QUERY, sysfs) and
+ * out of the tier until the last of them, then is zeroed and returned.
+ * Works on a gone device's tier (nothing is zeroed).
  *
- * Context: process context; may sleep while zeroing, and for one chunk of
- * a running asynchronous transfer.
+ * Context: process context; may sleep while zeroing, and (without
+ * SVOD_FREE_AFTER_USE) for one chunk of a running asynchronous transfer.
  * Return: 0; -EINVAL for unknown flags or a nonzero pad; -ESTALE if the
  * handle is not live in @sf.
  */
@@ -573,7 +580,7 @@ int svod_free_ioctl(struct svod_file *sf, void *data)
 	void *obj;
 	int ret;
 
-	if (req->flags || req->pad)
+	if ((req->flags & ~SVOD_FREE_FLAGS) || req->pad)
 		return -EINVAL;
 	mutex_lock(&sf->lock);
 	ret = svod_handle_free(&sf->handles, req->handle, &obj);
@@ -595,8 +602,16 @@ int svod_free_ioctl(struct svod_file *sf, void *data)
 	 */
 	if (READ_ONCE(hold->map))
 		svod_mmap_revoke(&hold->map);
-	/* Queued transfers end, a running one stops: none outlives the hold. */
-	svod_async_cancel(&sf->async, hold);
+	/*
+	 * Queued transfers end, a running one stops: none outlives the hold.
+	 * After use, each takes a reference on the allocation instead: the
+	 * range is zeroed and back in the tier once the last has signalled.
+	 */
+	if (req->flags & SVOD_FREE_AFTER_USE)
+		svod_async_hand_over(&sf->async, hold, &alloc->ref,
+				     svod_allocation_release);
+	else
+		svod_async_cancel(&sf->async, hold);
 	kfree(hold);
 	svod_allocation_put(alloc);
 	trace_svod_free(tier, req->handle, size, svod_trace_since(t0));

@@ -188,6 +188,9 @@ static struct kmem_cache *svod_async_job_cache;
  *	transfer; a batch's @tier and @key are NULL, its @pages those of
  *	every entry, one after the other, and it runs on the CPU engine
  * @nr_slices: entries of the batch
+ * @held: a reference svod_async_hand_over() gave the job on what @key
+ *	named, or NULL; dropped by the cleanup (the queue's lock)
+ * @held_release: how to drop @held and the slices' @held
  */
 struct svod_async_job {
 	struct dma_fence fence;
@@ -227,6 +230,8 @@ struct svod_async_job {
 	bool bar_mapped;
 	struct svod_async_slice *slices;
 	unsigned int nr_slices;
+	struct kref *held;
+	void (*held_release)(struct kref *ref);
 };
 
 /**
@@ -236,6 +241,7 @@ struct svod_async_job {
  * @nr_pages: its pages there
  * @head: offset of its first byte in its first page
  * @moved: bytes it moved, set by the worker before the signal
+ * @held: as the job's @held, for this entry's handle
  */
 struct svod_async_slice {
 	struct svod_async_part part;
@@ -243,6 +249,7 @@ struct svod_async_slice {
 	unsigned int nr_pages;
 	unsigned int head;
 	u64 moved;
+	struct kref *held;
 };
 
 /* The job moves bytes of the handle @key names; every job for a NULL @key. */
@@ -408,8 +415,17 @@ static void svod_async_unaccount(struct svod_async_job *job, unsigned int nr)
 static void svod_async_job_drop(struct svod_async *q, struct svod_async_job *job)
 {
 	struct svod_async_slice *sl;
+	unsigned long irq;
 	unsigned int i;
 
+	/*
+	 * The job has signalled (or was never published): a hand-over that
+	 * took the queue's lock before this saw it unsignalled and its @held
+	 * is visible here; one after it finds the fence signalled and gives
+	 * the job nothing.
+	 */
+	spin_lock_irqsave(&q->lock, irq);
+	spin_unlock_irqrestore(&q->lock, irq);
 	svod_async_dma_unmap(job);
 	for (i = 0; i < job->nr_slices; i++) {
 		sl = &job->slices[i];
@@ -417,7 +433,14 @@ static void svod_async_job_drop(struct svod_async *q, struct svod_async_job *job
 			unpin_user_pages_dirty_lock(job->pages + sl->first_page, sl->nr_pages,
 						    !sl->part.to_device && sl->moved);
 		svod_dev_tier_put(sl->part.tier);
+		if (sl->held)
+			kref_put(sl->held, job->held_release);
+		sl->held = NULL;
 	}
+	/* The range goes back (and is zeroed) only now, after the signal. */
+	if (job->held)
+		kref_put(job->held, job->held_release);
+	job->held = NULL;
 	if (!job->slices && job->nr_pages)
 		unpin_user_pages_dirty_lock(job->pages, job->nr_pages,
 					    !job->to_device && job->done > job->resume);
@@ -1222,6 +1245,56 @@ void svod_async_cancel(struct svod_async *q, const void *key)
 	wait_var_event(&q->running, !svod_async_runs(q, key));
 }
 EXPORT_SYMBOL_IF_KUNIT(svod_async_cancel);
+
+/**
+ * svod_async_hand_over() - let a freed handle's transfers finish
+ * @q: the file's queue
+ * @key: the struct svod_hold of a handle already gone
+ * @ref: a reference count on what the handle named
+ * @release: what drops the last reference of @ref
+ *
+ * Every transfer through @key whose fence has not signalled (queued or
+ * running: all are in the history ring, see svod_async_submit()) takes a
+ * reference on @ref, which its cleanup drops after the signal; each
+ * forgets @key, so neither a FREE of a later handle that reuses the
+ * memory nor anything but the file's release (svod_async_fini()) or the
+ * tier's retirement stops it. Nothing is allocated and only spinlocks are
+ * taken.
+ *
+ * Context: process context; takes the queue's lock.
+ */
+void svod_async_hand_over(struct svod_async *q, const void *key,
+			  struct kref *ref, void (*release)(struct kref *ref))
+{
+	struct svod_async_job *job;
+	struct svod_async_slice *sl;
+	unsigned long irq;
+	unsigned int i, j;
+
+	spin_lock_irqsave(&q->lock, irq);
+	for (i = 0; q->ring && i < SVOD_ASYNC_HISTORY; i++) {
+		job = q->ring[i];
+		if (!job || dma_fence_is_signaled(&job->fence))
+			continue;
+		if (job->key == key) {
+			kref_get(ref);
+			job->held = ref;
+			job->held_release = release;
+			job->key = NULL;
+		}
+		for (j = 0; j < job->nr_slices; j++) {
+			sl = &job->slices[j];
+			if (sl->part.key != key)
+				continue;
+			kref_get(ref);
+			sl->held = ref;
+			job->held_release = release;
+			sl->part.key = NULL;
+		}
+	}
+	spin_unlock_irqrestore(&q->lock, irq);
+}
+EXPORT_SYMBOL_IF_KUNIT(svod_async_hand_over);
 
 /**
  * svod_async_fini() - the file's release: cancel and forget everything

@@ -10,11 +10,15 @@
  * carries its handle only as a key FREE cancels it by. The caller
  * (xfer.c) checks the request against the live grant, and FREE and the
  * file's release cancel the jobs of a handle before it lets go of its
- * allocation (whose range may then go back to its tier).
+ * allocation (whose range may then go back to its tier), or, for FREE
+ * with SVOD_FREE_AFTER_USE, hand the jobs a reference on it
+ * (svod_async_hand_over(): an opaque kref and its release) that each
+ * drops after its fence signalled.
  */
 #ifndef SVOD_ASYNC_H
 #define SVOD_ASYNC_H
 
+#include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -117,6 +121,8 @@ struct svod_async_job *svod_async_prepare_batch(struct svod_async *q,
 						unsigned int nr, unsigned int *failed);
 void svod_async_abort(struct svod_async *q, struct svod_async_job *job);
 void svod_async_cancel(struct svod_async *q, const void *key);
+void svod_async_hand_over(struct svod_async *q, const void *key,
+			  struct kref *ref, void (*release)(struct kref *ref));
 int svod_async_wait(struct svod_async *q, u64 seqno, s64 deadline_ns,
 		    u64 *done, int *status);
 void svod_async_show(struct svod_async *q, struct seq_file *m);

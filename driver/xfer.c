@@ -34,7 +34,8 @@ static_assert(sizeof(struct svod_xfer_call) <= SVOD_IOCTL_MAX_SIZE);
  * SVOD_XFER_ASYNC, step one, under the tier's io_sem: the checks
  * svod_stage_xfer() makes, then the job is prepared (its pages pinned).
  * The job keeps neither @alloc's reference nor io_sem: FREE and close
- * cancel it before the range can leave the allocation, and the tier's
+ * cancel it before the range can leave the allocation (FREE after use
+ * gives it a reference instead, svod_async_hand_over()), and the tier's
  * retirement stops it (async.c).
  */
 static struct svod_async_job *svod_xfer_prepare(struct svod_file *sf,

@@ -8,7 +8,9 @@
  * not be). A batch (svod_async_prepare_batch()) of entries on two tiers
  * takes one timeline value and gives every tier reference back; one whose
  * pages pass max_pinned_pages fails with -EFBIG at the entry that passes
- * it, before pinning, and reserves nothing.
+ * it, before pinning, and reserves nothing. svod_async_hand_over() gives
+ * a queued job a reference it holds until after its signal, and the job
+ * forgets its key: a cancellation by that key no longer reaches it.
  */
 #include <kunit/test.h>
 #include <linux/dma-fence.h>
@@ -161,10 +163,71 @@ static void batch_pages_past_cap_efbig_at_entry(struct kunit *test)
 	svod_dev_tier_put(t0);
 }
 
+/* The test keeps the first reference: reaching zero is a bug. */
+static void never_released(struct kref *ref)
+{
+	WARN_ON(1);
+}
+
+static void hand_over_holds_reference_until_signal(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test, SZ_1M);
+	struct svod_dev_tier *tier = fake_dev_tier(test, fd, 0);
+	struct svod_async *q = kunit_kzalloc(test, sizeof(*q), GFP_KERNEL);
+	struct svod_async_req req = {
+		.tier = tier,
+		.bar = &tier->sdev->bars[tier->spec.bar],
+		.key = tier,
+		.to_device = true,
+	};
+	struct svod_async_job *blocker;
+	struct dma_fence *fence;
+	struct kref ref;
+	u64 seqno = 0, later = 0, done = 1;
+	int status = 1;
+
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	svod_async_init(q, 1);
+	kref_init(&ref);
+	/* A job never queued stands in as running: the worker starts none. */
+	blocker = svod_async_prepare(q, &req);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(blocker));
+	spin_lock_irq(&q->lock);
+	q->running = blocker;
+	spin_unlock_irq(&q->lock);
+	fence = zero_job(test, q, tier, &seqno);
+	KUNIT_EXPECT_FALSE(test, dma_fence_is_signaled(fence));
+
+	svod_async_hand_over(q, q, &ref, never_released);
+	KUNIT_EXPECT_EQ(test, 2U, kref_read(&ref));
+	/* The key is forgotten: the handle's cancellation does not stop it. */
+	svod_async_cancel(q, q);
+	KUNIT_EXPECT_FALSE(test, dma_fence_is_signaled(fence));
+	/* Only the jobs of the key take one; the blocker is no queued job. */
+	svod_async_hand_over(q, tier, &ref, never_released);
+	KUNIT_EXPECT_EQ(test, 2U, kref_read(&ref));
+
+	spin_lock_irq(&q->lock);
+	q->running = NULL;
+	spin_unlock_irq(&q->lock);
+	/* The next submission runs the worker again. */
+	dma_fence_put(zero_job(test, q, tier, &later));
+	KUNIT_EXPECT_EQ(test, 0, svod_async_wait(q, seqno, S64_MAX, &done, &status));
+	KUNIT_EXPECT_EQ(test, 0, status);
+	KUNIT_EXPECT_EQ(test, 0ULL, done);
+	svod_async_abort(q, blocker);
+	svod_async_fini(q);
+	/* svod_async_fini() returns after every cleanup: the reference is back. */
+	KUNIT_EXPECT_EQ(test, 1U, kref_read(&ref));
+	dma_fence_put(fence);
+	svod_dev_tier_put(tier);
+}
+
 static struct kunit_case async_cases[] = {
 	KUNIT_CASE(timeline_compares_64_bits),
 	KUNIT_CASE(batch_takes_one_timeline_value),
 	KUNIT_CASE(batch_pages_past_cap_efbig_at_entry),
+	KUNIT_CASE(hand_over_holds_reference_until_signal),
 	{}
 };
 

@@ -169,7 +169,9 @@ struct svod_alloc {
 /**
  * struct svod_free - SVOD_IOCTL_FREE
  * @handle: in
- * @flags: in: zero
+ * @flags: in: zero (cancel the handle's asynchronous transfers) or
+ *	SVOD_FREE_AFTER_USE (let them finish; the range goes back to the
+ *	tier after the last one has signalled)
  * @pad: zero
  */
 struct svod_free {
@@ -179,6 +181,9 @@ struct svod_free {
 };
 
 #define SVOD_FREE_SIZE_VER0	16
+
+#define SVOD_FREE_AFTER_USE	_BITUL(0)
+#define SVOD_FREE_FLAGS		SVOD_FREE_AFTER_USE
 
 /**
  * struct svod_resolve - SVOD_IOCTL_RESOLVE
