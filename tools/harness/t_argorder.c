@@ -159,7 +159,7 @@ static const struct bad bads[] = {
 	F(1, svod_alloc, size, 0, -EINVAL),
 	F(1, svod_alloc, align, 3, -EINVAL),
 	F(1, svod_alloc, align, 0x8000000000000001ULL, -EINVAL),
-	F(2, svod_free, flags, 1, -EINVAL),
+	F(2, svod_free, flags, 0x80000000, -EINVAL),
 	F(2, svod_free, pad, 1, -EINVAL),
 	F(3, svod_resolve, flags, 1, -EINVAL),
 	F(4, svod_xfer, flags, 0x10, -EINVAL),

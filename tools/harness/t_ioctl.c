@@ -210,7 +210,7 @@ static void test_flags_and_pad(void)
 
 	if (svod_alloc(fd, tier.id, 4096, 0, &live))
 		tap_diag("setup alloc failed");
-	f = (struct svod_free){ .handle = live.handle, .flags = 1 };
+	f = (struct svod_free){ .handle = live.handle, .flags = 1U << 31 };
 	tap_errno(svod_ioctl(fd, SVOD_IOCTL_FREE, &f), -EINVAL, "free_flags_einval");
 	f = (struct svod_free){ .handle = live.handle, .pad = 1 };
 	tap_errno(svod_ioctl(fd, SVOD_IOCTL_FREE, &f), -EINVAL, "free_nonzero_pad_einval");
