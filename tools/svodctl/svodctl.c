@@ -167,7 +167,7 @@ int svodctl_open_err(const char *cmd, int err)
 
 /*
  * "\tColumns (default marked *): ID* NAME* ...": the line svodctl(1) repeats
- * word for word (tools/svodctl/check_columns.sh compares them) and the bash
+ * word for word (tools/svodctl/check_cli.sh compares them) and the bash
  * completion reads.
  */
 static void svodctl_print_columns(FILE *out, const struct svodctl_listing *l)
