@@ -686,6 +686,20 @@ void svod_file_free_all(struct svod_file *sf)
 }
 
 /**
+ * svod_allocation_bar_off() - offset of an allocation's first byte in its BAR
+ * @alloc: the allocation
+ *
+ * Context: any context.
+ * Return: the offset from the start of its tier's BAR.
+ */
+u64 svod_allocation_bar_off(const struct svod_allocation *alloc)
+{
+	const struct svod_dev_tier *tier = alloc->tier;
+
+	return tier->spec.offset + (svod_allocation_start(alloc) - tier->spec.base);
+}
+
+/**
  * svod_allocation_phys() - CPU physical address of an allocation's first byte
  * @alloc: the allocation; its tier not gone (its device bound)
  *
@@ -696,8 +710,7 @@ phys_addr_t svod_allocation_phys(const struct svod_allocation *alloc)
 {
 	const struct svod_dev_tier *tier = alloc->tier;
 
-	return tier->sdev->bars[tier->spec.bar].phys + tier->spec.offset +
-	       (svod_allocation_start(alloc) - tier->spec.base);
+	return tier->sdev->bars[tier->spec.bar].phys + svod_allocation_bar_off(alloc);
 }
 
 /**

@@ -123,6 +123,7 @@ struct svod_allocation *svod_allocation_get(struct svod_file *sf, u64 handle,
 int svod_hold_add(struct svod_file *sf, struct svod_allocation *alloc,
 		  u32 access, u64 *handle);
 void svod_file_free_all(struct svod_file *sf);
+u64 svod_allocation_bar_off(const struct svod_allocation *alloc);
 phys_addr_t svod_allocation_phys(const struct svod_allocation *alloc);
 bool svod_allocation_pfn(const struct svod_allocation *alloc, unsigned long *pfn);
 struct svod_account *svod_account_create(void);

@@ -125,8 +125,7 @@ static int svod_batch_check_entry(struct svod_file *sf,
 			ret = -ENODEV;
 			goto put_alloc;
 		}
-		g->grant_off = tier->spec.offset +
-			       (svod_allocation_start(alloc) - tier->spec.base);
+		g->grant_off = svod_allocation_bar_off(alloc);
 		g->grant_len = svod_allocation_size(alloc);
 		g->bar = &tier->sdev->bars[tier->spec.bar];
 		up_read(&tier->io_sem);

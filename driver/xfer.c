@@ -146,8 +146,7 @@ static int svod_xfer(struct svod_file *sf, struct svod_xfer_call *call,
 		ret = -ENODEV;
 		goto up_io;
 	}
-	xfer.grant_off = tier->spec.offset +
-			 (svod_allocation_start(alloc) - tier->spec.base);
+	xfer.grant_off = svod_allocation_bar_off(alloc);
 	xfer.grant_len = svod_allocation_size(alloc);
 	bar = &tier->sdev->bars[tier->spec.bar];
 	if (req->flags & SVOD_XFER_ASYNC) {
