@@ -35,9 +35,11 @@ struct svod_cfs_dev;
  *	first tier in them is declared; .wc is NULL for the others
  * @cfs: the device's declaration in configfs, NULL without one
  * @cfs_node: entry in configfs.c's list of bound devices
+ * @state: enum svod_dev_state; written by the PCI driver's callbacks, which
+ *	run under the PCI device's lock, read locklessly (sysfs)
  *
- * Every member but @pdev, @cfs and @cfs_node is protected by
- * svod_decl_lock; those two by configfs.c's svod_cfs_lock.
+ * Every member but @pdev, @cfs, @cfs_node and @state is protected by
+ * svod_decl_lock; @cfs and @cfs_node by configfs.c's svod_cfs_lock.
  */
 struct svod_dev {
 	struct pci_dev *pdev;
@@ -46,6 +48,25 @@ struct svod_dev {
 	struct svod_bar bars[PCI_STD_NUM_BARS];
 	struct svod_cfs_dev *cfs;
 	struct list_head cfs_node;
+	int state;
+};
+
+/**
+ * enum svod_dev_state - whether a bound device's tiers are in service
+ * @SVOD_DEV_LIVE: registered, its tiers in service
+ * @SVOD_DEV_RESET: quiesced for a reset, from reset_prepare to reset_done
+ * @SVOD_DEV_ERROR: quiesced by a PCI error, from error_detected to resume
+ * @SVOD_DEV_FAILED: quiesced for good (a permanent error, or the device did
+ *	not come back): no tiers until it is unbound and bound again
+ *
+ * Quiesced, the device is unregistered (svod_dev_unregister()): its tiers
+ * are retired as on an unbind, and new ones come back when it is live again.
+ */
+enum svod_dev_state {
+	SVOD_DEV_LIVE,
+	SVOD_DEV_RESET,
+	SVOD_DEV_ERROR,
+	SVOD_DEV_FAILED,
 };
 
 int svod_tier_spec_check(const struct svod_tier_spec *specs, unsigned int nr,

@@ -65,6 +65,8 @@ static int svod_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (ret)
 		return ret;
 
+	/* What slot_reset restores after an error's reset. */
+	pci_save_state(pdev);
 	pci_set_drvdata(pdev, sdev);
 	ret = svod_configfs_dev_bind(sdev);
 	if (ret)
@@ -73,20 +75,149 @@ static int svod_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	return 0;
 }
 
+/*
+ * Takes the device out of service: its declaration is detached and its
+ * tiers are retired exactly as on an unbind (svod_dev_unregister(): calls
+ * on them fail with -ENODEV, mappings raise SIGBUS, asynchronous transfers
+ * end with -ENODEV, importers are revoked, live ranges zeroed), while the
+ * driver stays bound. Does nothing more to a device already out of service.
+ */
+static void svod_pci_quiesce(struct svod_dev *sdev, int state, const char *why)
+{
+	device_lock_assert(&sdev->pdev->dev);
+	if (sdev->state != SVOD_DEV_LIVE) {
+		if (state == SVOD_DEV_FAILED)
+			WRITE_ONCE(sdev->state, state);
+		return;
+	}
+	/* First: no commit may race with the tiers' retirement. */
+	svod_configfs_dev_unbind(sdev);
+	svod_dev_unregister(sdev);
+	WRITE_ONCE(sdev->state, state);
+	dev_warn(&sdev->pdev->dev, "%s: out of service, its tiers retired\n", why);
+}
+
+/*
+ * Back in service: new tiers from the declaration in configfs (or the
+ * default), with new ids and zeroed, as on a bind; no handle made before
+ * names them. A device that does not answer stays out of service.
+ */
+static void svod_pci_revive(struct svod_dev *sdev, const char *why)
+{
+	int ret = -ENODEV;
+
+	device_lock_assert(&sdev->pdev->dev);
+	if (pci_device_is_present(sdev->pdev))
+		ret = svod_configfs_dev_bind(sdev);
+	if (ret) {
+		WRITE_ONCE(sdev->state, SVOD_DEV_FAILED);
+		dev_err(&sdev->pdev->dev, "%s: stays out of service (%d); unbind and bind it to retry\n",
+			why, ret);
+		return;
+	}
+	WRITE_ONCE(sdev->state, SVOD_DEV_LIVE);
+	dev_info(&sdev->pdev->dev, "%s: back in service\n", why);
+	svod_pci_announce(sdev);
+}
+
 static void svod_pci_remove(struct pci_dev *pdev)
 {
 	struct svod_dev *sdev = pci_get_drvdata(pdev);
 
-	/* First: no commit may race with the tiers' retirement. */
-	svod_configfs_dev_unbind(sdev);
-	svod_dev_unregister(sdev);
+	if (sdev->state == SVOD_DEV_LIVE) {
+		svod_configfs_dev_unbind(sdev);
+		svod_dev_unregister(sdev);
+	}
 }
+
+/*
+ * PCI error recovery (Documentation/PCI/pci-error-recovery.rst): every
+ * error takes the device out of service; a permanent one for good, else
+ * it asks for a reset and comes back in resume. The core calls these
+ * under the device's lock.
+ */
+static pci_ers_result_t svod_pci_error_detected(struct pci_dev *pdev,
+						pci_channel_state_t state)
+{
+	bool perm = state == pci_channel_io_perm_failure;
+
+	svod_pci_quiesce(pci_get_drvdata(pdev), perm ? SVOD_DEV_FAILED : SVOD_DEV_ERROR,
+			 perm ? "permanent PCI error" : "PCI error");
+	return perm ? PCI_ERS_RESULT_DISCONNECT : PCI_ERS_RESULT_NEED_RESET;
+}
+
+static pci_ers_result_t svod_pci_slot_reset(struct pci_dev *pdev)
+{
+	pci_restore_state(pdev);
+	pci_save_state(pdev);
+	return pci_device_is_present(pdev) ? PCI_ERS_RESULT_RECOVERED :
+					     PCI_ERS_RESULT_DISCONNECT;
+}
+
+static void svod_pci_resume(struct pci_dev *pdev)
+{
+	struct svod_dev *sdev = pci_get_drvdata(pdev);
+
+	if (sdev->state == SVOD_DEV_ERROR)
+		svod_pci_revive(sdev, "PCI error recovered");
+}
+
+/*
+ * A function or bus reset (sysfs "reset", or a reset of the bus the device
+ * is on). An error's recovery resets the device with the device out of
+ * service already: it comes back in resume, not here.
+ */
+static void svod_pci_reset_prepare(struct pci_dev *pdev)
+{
+	svod_pci_quiesce(pci_get_drvdata(pdev), SVOD_DEV_RESET, "reset");
+}
+
+static void svod_pci_reset_done(struct pci_dev *pdev)
+{
+	struct svod_dev *sdev = pci_get_drvdata(pdev);
+
+	if (sdev->state == SVOD_DEV_RESET)
+		svod_pci_revive(sdev, "reset done");
+}
+
+static const struct pci_error_handlers svod_pci_err_handlers = {
+	.error_detected = svod_pci_error_detected,
+	.slot_reset = svod_pci_slot_reset,
+	.resume = svod_pci_resume,
+	.reset_prepare = svod_pci_reset_prepare,
+	.reset_done = svod_pci_reset_done,
+};
+
+static const char *const svod_dev_state_names[] = {
+	[SVOD_DEV_LIVE] = "live",
+	[SVOD_DEV_RESET] = "reset",
+	[SVOD_DEV_ERROR] = "error",
+	[SVOD_DEV_FAILED] = "failed",
+};
+
+/* /sys/bus/pci/devices/<bdf>/svod_state: one of svod_dev_state_names. */
+static ssize_t svod_state_show(struct device *dev, struct device_attribute *attr,
+			       char *buf)
+{
+	struct svod_dev *sdev = dev_get_drvdata(dev);
+
+	return sysfs_emit(buf, "%s\n", svod_dev_state_names[READ_ONCE(sdev->state)]);
+}
+static DEVICE_ATTR_RO(svod_state);
+
+static struct attribute *svod_pci_attrs[] = {
+	&dev_attr_svod_state.attr,
+	NULL
+};
+ATTRIBUTE_GROUPS(svod_pci);
 
 static struct pci_driver svod_pci_driver = {
 	.name = KBUILD_MODNAME,
 	.id_table = svod_pci_ids,
 	.probe = svod_pci_probe,
 	.remove = svod_pci_remove,
+	.err_handler = &svod_pci_err_handlers,
+	.dev_groups = svod_pci_groups,
 };
 
 /**

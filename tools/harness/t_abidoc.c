@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * t_abidoc: the ABI documents match what the driver really makes. Every
- * file and directory under each bound device's svod/ in sysfs (but the
+ * file and directory under each bound device's svod/ in sysfs, and its
+ * svod_state (but the
  * driver core's generic entries of a tier's device, driver_core_entries[]),
  * under /sys/class/svod/, under /sys/kernel/config/svod/ and under
  * /sys/module/svod/parameters/ matches a
@@ -20,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "common.h"
 #include "tap.h"
@@ -294,6 +296,10 @@ int main(void)
 	for (i = 0; i < nr_devs; i++) {
 		snprintf(dir, sizeof(dir), SVOD_SYSFS_DEVICES "/%s/svod", devs[i]);
 		walk(&trees[0].found, dir, 1);
+		/* svod's own attribute of the PCI device (driver/pci.c). */
+		snprintf(dir, sizeof(dir), SVOD_SYSFS_DEVICES "/%s/svod_state", devs[i]);
+		if (!access(dir, F_OK))
+			paths_add(&trees[0].found, dir);
 	}
 	walk(&trees[1].found, SVOD_CONFIGFS, 1);
 	walk(&trees[2].found, SVOD_SYSFS_PARAMS, 0);

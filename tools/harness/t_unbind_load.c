@@ -28,7 +28,11 @@
  * sysfs resource2, does not change after the unbind while the threads go
  * on; a rebind brings the default tier back, clean.
  *
- * Then, checked by the host: the loaders run again on the rebound device and
+ * Then a sysfs reset, an injected non-fatal and an injected fatal PCIe
+ * error (aer_inject at the root port) under the same load, each taking the
+ * device out of service and back with a new tier (test_recover()).
+ *
+ * Last, checked by the host: the loaders run again on the rebound device and
  * it is unbound under them once more, this time for good (driver_override
  * keeps svod's later reload from binding it). Right after the unbind
  * returns, the whole BAR 2 is filled with the sentinel byte 0xa5 through
@@ -45,6 +49,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -60,7 +65,7 @@
 #include "common.h"
 #include "tap.h"
 
-#define NR_CASES	29
+#define NR_CASES	(29 + 3 * NR_RECOVER_CASES)
 
 #define SENTINEL	0xa5
 
@@ -590,6 +595,221 @@ static void test_sentinel(uint64_t seed)
 		tap_diag("svod-bar-sentinel: %llu 0x%02x", (unsigned long long)size, SENTINEL);
 }
 
+/* How test_recover() takes the device out of service and back. */
+enum recover_how { RESET, AER_NONFATAL, AER_FATAL, NR_HOW };
+
+static const char *const how_name[NR_HOW] = { "reset", "aer_nonfatal", "aer_fatal" };
+
+#define NR_RECOVER_CASES	8
+
+/*
+ * aer_inject's record (drivers/pci/pcie/aer_inject.c): an error as if
+ * @bus:@dev.@fn reported it to its root port.
+ */
+struct aer_error_inj {
+	uint8_t bus, dev, fn;
+	uint32_t uncor_status, cor_status;
+	uint32_t header_log0, header_log1, header_log2, header_log3;
+	uint32_t domain;
+};
+
+#define PCI_ERR_UNC_DLP		0x00000010	/* fatal by default */
+#define PCI_ERR_UNC_COMP_ABORT	0x00008000	/* non-fatal by default */
+
+/*
+ * An uncorrectable error reported by the root port above @bdf (the device
+ * has no AER capability of its own; the port's recovery reaches every
+ * device below it): non-fatal, or fatal, which resets the port's bus.
+ */
+static int inject_aer(const char *bdf, int fatal)
+{
+	char path[512], real[PATH_MAX], *dev, *port;
+	struct aer_error_inj e = { .uncor_status = fatal ? PCI_ERR_UNC_DLP :
+						       PCI_ERR_UNC_COMP_ABORT };
+	unsigned int dom, bus, d, fn;
+	int f, ret;
+
+	snprintf(path, sizeof(path), SVOD_SYSFS_DEVICES "/%s", bdf);
+	if (!realpath(path, real))
+		return -errno;
+	dev = strrchr(real, '/');
+	if (!dev)
+		return -EINVAL;
+	*dev = '\0';
+	port = strrchr(real, '/');
+	if (!port || sscanf(port + 1, "%x:%x:%x.%x", &dom, &bus, &d, &fn) != 4)
+		return -EINVAL;
+	e.domain = dom;
+	e.bus = bus;
+	e.dev = d;
+	e.fn = fn;
+	f = open("/dev/aer_inject", O_WRONLY | O_CLOEXEC);
+	if (f < 0)
+		return -errno;
+	ret = write(f, &e, sizeof(e)) == sizeof(e) ? 0 : -errno;
+	close(f);
+	return ret;
+}
+
+/* svod's state of @bdf (sysfs svod_state) is @want within 30 s: 0, or -ETIMEDOUT. */
+static int wait_state(const char *bdf, const char *want)
+{
+	char path[512], v[32] = "";
+	int i;
+
+	snprintf(path, sizeof(path), SVOD_SYSFS_DEVICES "/%s/svod_state", bdf);
+	for (i = 0; i < 3000; i++) {
+		if (!ht_read_line(path, v, sizeof(v)) && !strcmp(v, want))
+			return 0;
+		usleep(10000);
+	}
+	return -ETIMEDOUT;
+}
+
+/*
+ * The second device taken out of service and brought back under load: a
+ * reset through sysfs, or an injected PCIe error. Its tier is retired as
+ * on an unbind and a new one comes back: each call the loaders start
+ * afterwards on the old tier or through the shared allocation fails with
+ * ENODEV (stores SIGBUS); the asynchronous DMA STAGE in flight ends; the
+ * BAR holds zeroes only once the device is back (the old tier's ranges
+ * scrubbed, the new tier zeroed) and keeps them while the loaders go on;
+ * a new allocation works and an old handle names nothing; the kernel log
+ * says both steps.
+ */
+static void test_recover(uint64_t seed, enum recover_how how)
+{
+	const char *name = how_name[how];
+	struct loader l[NR_LOADERS], sum;
+	struct svod_tier_info t1, t2;
+	struct sharer sh = {};
+	struct svod_alloc da = {}, fa = {};
+	uint8_t *dsrc = NULL, pat[4096], back[4096];
+	uint64_t size = 0, dseq = 0, ddone = 0, nz1 = ~0ULL, nz2 = ~0ULL;
+	volatile uint8_t *bar;
+	long long pinned = -1;
+	int ret, dfd = -1, dret, dst = 1, sh_ret, kfd, kfd2, out = 0, back_in = 0, old = 1, fresh;
+	double ms;
+	unsigned int i;
+
+	if (!have_dev1 || svod_tier_by_device(fd, bdf1, &t1)) {
+		for (i = 0; i < NR_RECOVER_CASES; i++)
+			tap_skip("no second device", "%s case %u", name, i);
+		return;
+	}
+	/* Two readers: each call of ht_kmsg_find() consumes what it read. */
+	kfd = ht_kmsg_open();
+	kfd2 = ht_kmsg_open();
+	start_loaders(l, t1.id, seed);
+	sh.id = t1.id;
+	sh.setup = -EAGAIN;
+	sh_ret = pthread_create(&sh.thread, NULL, share, &sh);
+	dfd = ht_open();
+	dret = dfd < 0 ? dfd : svod_alloc(dfd, t1.id, DMA_LEN, 0, &da);
+	dsrc = malloc(DMA_LEN);
+	if (!dsrc)
+		dret = -ENOMEM;
+	if (!dret) {
+		memset(dsrc, 0x77, DMA_LEN);
+		dret = svod_stage_async(dfd, da.handle, 0, dsrc, DMA_LEN, SVOD_XFER_DMA, &dseq, NULL);
+	}
+	usleep(500 * 1000);
+	ms = now_ms();
+	if (how == RESET) {
+		char path[512];
+
+		snprintf(path, sizeof(path), SVOD_SYSFS_DEVICES "/%s/reset", bdf1);
+		ret = ht_write_file(path, "1");
+	} else {
+		ht_write_file("/dev/kmsg", how == AER_FATAL ?
+			      "svod-expect-fault: begin t_unbind_load fatal PCIe error" :
+			      "svod-expect-fault: begin t_unbind_load non-fatal PCIe error");
+		ret = inject_aer(bdf1, how == AER_FATAL);
+		/* Recovery runs in the AER thread: out of service, then back. */
+		for (i = 0; !ret && i < 3000; i++) {
+			if (!svod_tier_by_device(fd, bdf1, &t2) && t2.id != t1.id)
+				break;
+			usleep(10000);
+		}
+		if (!ret && i == 3000)
+			ret = -ETIMEDOUT;
+	}
+	ret = ret ? ret : wait_state(bdf1, "live");
+	ms = now_ms() - ms;
+	__atomic_store_n(&unbound, 2, __ATOMIC_RELEASE);
+	bar = bar_map(bdf1, PROT_READ, &size);
+	if (bar)
+		nz1 = count_not(bar, size, 0);
+	usleep(300 * 1000);
+	stop_loaders(l, &sum);
+	if (!sh_ret)
+		pthread_join(sh.thread, NULL);
+	if (bar) {
+		nz2 = count_not(bar, size, 0);
+		munmap((void *)bar, size);
+	}
+	if (how != RESET) {
+		/* The AER core's last lines ("recovery successful") first. */
+		usleep(500 * 1000);
+		ht_write_file("/dev/kmsg", "svod-expect-fault: end");
+	}
+	ret = ret ? ret : svod_tier_by_device(fd, bdf1, &t2);
+	tap_ok(!ret && t2.id != t1.id && t2.free_bytes == t2.capacity,
+	       "%s_under_load_back_in_service (%s in %.1f ms, tier %u -> %u)", name, ht_err(ret),
+	       ms, t1.id, ret ? 0 : t2.id);
+	tap_ok(sum.after_fill > 0 && sum.bad_after == 0,
+	       "%s_every_call_after_enodev (%u ops, %u after, %u did not)", name, sum.ops,
+	       sum.after_fill, sum.bad_after);
+	tap_ok(sum.mismatches == 0 && sum.surprises == 0,
+	       "%s_reads_match_and_errnos_documented (%u mismatches, %u surprises)", name,
+	       sum.mismatches, sum.surprises);
+	tap_ok(!sh_ret && !sh.setup && sh.after_fill > 0 && !sh.bad_after && !sh.surprises,
+	       "%s_shared_allocation_enodev_and_sigbus (%s; %u ops, %u after, %u not ENODEV/SIGBUS)",
+	       name, ht_err(sh_ret ? -sh_ret : sh.setup), sh.ops, sh.after_fill, sh.bad_after);
+	tap_ok(size && nz1 == 0 && nz2 == 0,
+	       "%s_bar_zero_once_back_and_after_load (%llu bytes, %llu then %llu not zero)", name,
+	       (unsigned long long)size, (unsigned long long)nz1, (unsigned long long)nz2);
+	old = dfd < 0 ? dfd : svod_read(dfd, da.handle, 0, back, sizeof(back), SVOD_XFER_CPU, NULL);
+	if (dret == -EOPNOTSUPP) {
+		tap_skip("no DMA_MEMCPY channel", "%s_async_dma_in_flight_ends", name);
+	} else {
+		dret = dret ? dret : svod_wait(dfd, dseq, -1, &dst, &ddone);
+		close(dfd);
+		dfd = -1;
+		/* Unpinned by the job's cleanup, queued after its fence signalled. */
+		for (i = 0; i < 200 && (ht_pinned_pages(&pinned) || pinned); i++)
+			usleep(10000);
+		tap_ok(!dret && dst == -ENODEV && pinned == 0,
+		       "%s_async_dma_in_flight_ends_enodev (%s, status %d, done %llu of %u, %lld pages pinned after)",
+		       name, ht_err(dret), dst, (unsigned long long)ddone, DMA_LEN, pinned);
+	}
+	if (dfd >= 0)
+		close(dfd);
+	free(dsrc);
+	/* A new allocation works; the old one's handle names nothing. */
+	dfd = ht_open();
+	ht_fill_xorshift(pat, sizeof(pat), seed);
+	fresh = dfd < 0 ? dfd : svod_alloc(dfd, ret ? 0 : t2.id, sizeof(pat), 0, &fa);
+	fresh = fresh ? fresh : svod_stage(dfd, fa.handle, 0, pat, sizeof(pat), SVOD_XFER_CPU, NULL);
+	fresh = fresh ? fresh : svod_read(dfd, fa.handle, 0, back, sizeof(back), SVOD_XFER_CPU, NULL);
+	fresh = fresh ? fresh : memcmp(pat, back, sizeof(pat)) ? -EBADMSG : 0;
+	tap_ok(!fresh && old == -ENODEV,
+	       "%s_fresh_allocation_works_old_handle_does_not (%s; old: %s)", name,
+	       ht_err(fresh), ht_err(old));
+	if (dfd >= 0)
+		close(dfd);
+	if (kfd >= 0 && kfd2 >= 0) {
+		out = ht_kmsg_find(kfd, "out of service");
+		back_in = ht_kmsg_find(kfd2, "back in service");
+	}
+	if (kfd >= 0)
+		close(kfd);
+	if (kfd2 >= 0)
+		close(kfd2);
+	tap_ok(out == 1 && back_in == 1, "%s_logged (%d out of service, %d back in service)",
+	       name, out, back_in);
+}
+
 static void test_unbind_load(uint64_t seed)
 {
 	struct loader l[NR_LOADERS], sum;
@@ -677,6 +897,9 @@ int main(void)
 	}
 	test_stall();
 	test_unbind_load(seed);
+	test_recover(seed, RESET);
+	test_recover(seed, AER_NONFATAL);
+	test_recover(seed, AER_FATAL);
 	test_sentinel(seed);
 	close(fd);
 	/* Live tiers are back as they were: forget the declarations made. */

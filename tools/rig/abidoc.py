@@ -7,12 +7,13 @@ of one or more What: lines, then Date:, KernelVersion:, Contact: and
 Description: in that order, each once and not empty, and an optional Users:;
 no other tag. Date is "Month YYYY", KernelVersion a release such as 6.1, no
 What is documented twice, and each file documents only its own tree
-(sysfs-driver-svod: the PCI device's svod/, /sys/class/svod and
-/sys/module/svod/parameters/;
+(sysfs-driver-svod: the PCI device's svod/ and svod_state, /sys/class/svod
+and /sys/module/svod/parameters/;
 configfs-svod: /sys/kernel/config/svod).
 
 Then the documents against the source: the attribute names the driver
-declares (driver/sysfs.c's tier attributes, driver/configfs.c's
+declares (driver/sysfs.c's tier attributes, driver/pci.c's PCI device
+attributes, driver/configfs.c's
 CONFIGFS_ATTR()s, every module parameter) and the one driver core file svod
 documents (a tier's uevent, where its keys are read) are exactly the leaves
 documented.
@@ -29,13 +30,15 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 ABI = os.path.join(TOP, "Documentation/ABI/testing")
 FILES = {
     "sysfs-driver-svod": ("/sys/bus/pci/devices/<bdf>/svod", "/sys/class/svod",
-                          "/sys/module/svod/parameters/"),
+                          "/sys/module/svod/parameters/", "/sys/bus/pci/devices/<bdf>/svod_state"),
     "configfs-svod": ("/sys/kernel/config/svod",),
 }
 FIELDS = ["Date", "KernelVersion", "Contact", "Description"]
 MONTHS = ("January February March April May June July August September October "
           "November December").split()
 TIER_DIR = "/sys/bus/pci/devices/<bdf>/svod/tier<id>/"
+# svod's own attributes of the PCI device it is bound to (driver/pci.c).
+PCI_DIR = "/sys/bus/pci/devices/<bdf>/"
 # A tier is a struct device: of the files the driver core gives every device,
 # svod documents uevent (its SVOD_* keys); the others (subsystem, device,
 # power/) are the kernel's ABI, and the guest's t_abidoc skips them by name.
@@ -98,6 +101,9 @@ def source_leaves():
     attrs = re.search(r"svod_tier_attrs\[\] = \{(.*?)\};", sysfs, re.S).group(1)
     leaves = {TIER_DIR + a for a in re.findall(r"&dev_attr_(\w+)\.attr", attrs)}
     leaves |= {TIER_DIR + a for a in DRIVER_CORE_FILES}
+    pci = open(os.path.join(TOP, "driver/pci.c")).read()
+    attrs = re.search(r"svod_pci_attrs\[\] = \{(.*?)\};", pci, re.S).group(1)
+    leaves |= {PCI_DIR + a for a in re.findall(r"&dev_attr_(\w+)\.attr", attrs)}
     cfs = open(os.path.join(TOP, "driver/configfs.c")).read()
     where = {"dev": "/sys/kernel/config/svod/<bdf>/",
              "tier": "/sys/kernel/config/svod/<bdf>/tiers/<tier>/",
@@ -149,7 +155,7 @@ def check():
     # Directories are documented too; only files have a leaf in the source.
     files = {w for w in documented
              if any(w.startswith(p) for p in ("/sys/module/svod/parameters/",
-                                              TIER_DIR))
+                                              TIER_DIR, PCI_DIR + "svod_"))
              or re.search(r"/(commit|bar|offset|size|base|align)$", w)}
     diff = [f"declared in driver/, not documented: {x}" for x in sorted(leaves - documented.keys())]
     diff += [f"documented file the source does not declare: {x}" for x in sorted(files - leaves)]

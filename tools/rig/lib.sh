@@ -46,6 +46,8 @@ build_modules() {
 			"/lib/modules/$(stock_release)/kernel/drivers/gpu/drm/drm_shmem_helper.ko" \
 			"/lib/modules/$(stock_release)/kernel/drivers/gpu/drm/vgem/vgem.ko" \
 			"$b/modules/"
+		# aer_inject (built into the test kernel): t_unbind_load's PCIe error.
+		cp "/lib/modules/$(stock_release)/kernel/drivers/pci/pcie/aer_inject.ko" "$b/modules/"
 		# vivid, a V4L2 importer (vb2-vmalloc vmaps a dma-buf), and what
 		# it needs, in load order (tools/rig/init).
 		local m
