@@ -229,8 +229,8 @@ static int restore_device(const char *cmd, const struct svod_dev_decl *dev, int 
 	}
 	ret = svod_decl_write(dev->bdf, dev->tiers, dev->nr);
 	if (ret)
-		return svodctl_err(cmd, ret, "%s: not restored (the kernel log says why; its "
-				   "declaration is as it was)", dev->bdf);
+		return svodctl_err(cmd, ret, "%s: not restored, its declaration as it was (a "
+				   "refused commit: the kernel log says why)", dev->bdf);
 	printf("%s: %s, %u tier%s\n", dev->bdf, nr == -ENOENT ? "restored" : "replaced",
 	       dev->nr, dev->nr == 1 ? "" : "s");
 	return SVODCTL_OK;
