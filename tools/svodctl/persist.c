@@ -80,8 +80,10 @@ static int save_text(const char *cmd, char **text, size_t *len)
 		n = svod_declared_devices(bdfs, (unsigned int)nr);
 		nr = n < nr ? n : nr;
 	}
-	if (nr < 0)
+	if (nr < 0) {
+		free(bdfs);
 		return nr;
+	}
 	ret = text_add(text, len, &cap, SAVE_HEADER);
 	for (i = 0; !ret && i < nr; i++) {
 		n = svod_declared_read(bdfs[i], decls, SVOD_DECL_MAX_TIERS);
@@ -97,8 +99,11 @@ static int save_text(const char *cmd, char **text, size_t *len)
 		}
 		for (k = 0; !ret && k < n && k < SVOD_DECL_MAX_TIERS; k++) {
 			ret = svod_decl_format(&decls[k], tier, sizeof(tier));
-			if (ret < 0)
+			if (ret < 0) {
+				svodctl_err(cmd, ret, "%s: tier %s (formatting it: nothing saved)",
+					    bdfs[i], decls[k].name);
 				break;
+			}
 			snprintf(line, sizeof(line), "%s %s\n", bdfs[i], tier);
 			ret = text_add(text, len, &cap, line);
 		}
@@ -211,8 +216,8 @@ static int restore_device(const char *cmd, const struct svod_dev_decl *dev, int 
 
 	snprintf(path, sizeof(path), SVOD_SYSFS_DEVICES "/%s", dev->bdf);
 	if (access(path, F_OK)) {
-		fprintf(stderr, "svodctl: %s: ENODEV: %s is not present (no %s): skipped, its "
-			"other devices restored\n", cmd, dev->bdf, path);
+		fprintf(stderr, "svodctl: %s: ENODEV: %s is not present (no %s): skipped, the "
+			"file's other devices restored\n", cmd, dev->bdf, path);
 		return SVODCTL_ABSENT;
 	}
 	nr = svod_declared_read(dev->bdf, cur, SVOD_DECL_MAX_TIERS);
