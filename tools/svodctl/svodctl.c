@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT OR GPL-2.0
 /*
  * svodctl: list tiers, show who holds what, allocate/resolve/free, stage and
- * read bytes, declare tiers, run a scripted session, and the demo.
+ * read bytes, declare tiers (save and restore them: persist.c), run a
+ * scripted session, and the demo.
  *
  * A handle lives only as long as the open file of /dev/svod that issued it,
  * so alloc, resolve, free, stage and read are meant to be chained in one
@@ -990,7 +991,8 @@ int svodctl_cmd_undeclare(int argc, char **argv)
 }
 
 /**
- * svodctl_cmd_declare() - `svodctl declare [BDF [DECLARATION | -]]`
+ * svodctl_cmd_declare() - `svodctl declare [BDF [DECLARATION | -]]`, or
+ *	`svodctl declare --save [FILE]` (persist.c)
  * @argc: argument count
  * @argv: arguments
  *
