@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # svod: `make` builds svod.ko against KDIR; `make install` installs it with
-# the udev rule, group svod, svodctl, libsvod, libsvodplan, man pages and
+# the udev rule, group svod, svod-restore.service, svodctl, libsvod, libsvodplan, man pages and
 # bash completion (`make uninstall` removes them); `make check` runs every test; `make demo`
 # boots a guest and shows svod at work. Both install what they need (Debian
 # 12 packages) first. `make help` lists every target.
@@ -31,6 +31,10 @@ COMPLETIONDIR := $(PREFIX)/share/bash-completion/completions
 CONFDIR := $(if $(filter /usr,$(PREFIX)),/usr/lib,/etc)
 UDEVDIR := $(CONFDIR)/udev/rules.d
 SYSUSERSDIR := $(CONFDIR)/sysusers.d
+SYSTEMDUNITDIR := $(CONFDIR)/systemd/system
+# The declarations svod-restore.service restores at boot live here whatever
+# PREFIX is: they are the administrator's (svodctl declare --save).
+SVODCONFDIR := /etc/svod
 
 # check-guest: which kernel to boot and which harness programs to run
 # (comma-separated; empty: all of them, with KUnit on the test kernel).
@@ -83,7 +87,7 @@ help:
 	@echo "  selftest         only the rig's self-test (the judge catches failures)"
 	@echo "  demo             boot Debian's kernel, load svod, run a svodctl session"
 	@echo "  tools            libsvod, libsvodplan, svodctl, the harness"
-	@echo "  install, uninstall  svod.ko, udev rules and group (install-config), tools"
+	@echo "  install, uninstall  svod.ko, udev rules, group and svod-restore.service (install-config), tools"
 	@echo "                      (PREFIX, LIBDIR, DESTDIR)"
 	@echo "  install-modules, install-tools, uninstall-modules, uninstall-tools"
 	@echo "  deps             install the Debian 12 packages the rig needs"
@@ -110,17 +114,26 @@ ifeq ($(DESTDIR),)
 	echo "depmod -a $$rel"; depmod -a $$rel
 endif
 
-# The udev rules and the group (sysusers.d): systemd-sysusers makes the
-# group from the file where systemd runs, groupadd where it does not.
+# The udev rules, the group (sysusers.d): systemd-sysusers makes the
+# group from the file where systemd runs, groupadd where it does not; and
+# svod-restore.service (its ExecStart is BINDIR's svodctl), not enabled:
+# it restores what `svodctl declare --save /etc/svod/declarations` saved.
 install-config:
 	install -D -m 0644 tools/udev/60-svod.rules $(DESTDIR)$(UDEVDIR)/60-svod.rules
 	install -D -m 0644 tools/udev/61-svod-tier.rules $(DESTDIR)$(UDEVDIR)/61-svod-tier.rules
 	install -D -m 0644 tools/udev/svod.sysusers $(DESTDIR)$(SYSUSERSDIR)/svod.conf
+	install -d -m 0755 $(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(SVODCONFDIR)
+	sed 's|@BINDIR@|$(BINDIR)|g' tools/udev/svod-restore.service.in \
+		>$(DESTDIR)$(SYSTEMDUNITDIR)/svod-restore.service
+	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/svod-restore.service
 ifeq ($(DESTDIR),)
 	@getent group svod >/dev/null || systemd-sysusers $(SYSUSERSDIR)/svod.conf 2>/dev/null || \
 		groupadd --system svod
 	@udevadm control --reload-rules 2>/dev/null || echo "install: udevd not running: the rule applies from the next boot"
+	@systemctl daemon-reload 2>/dev/null || true
 	@echo "install: add users to group svod: usermod -aG svod USER (then log in again)"
+	@echo "install: to declare tiers again at boot: svodctl declare --save $(SVODCONFDIR)/declarations;" \
+		"systemctl enable svod-restore.service"
 endif
 
 install-tools:
@@ -137,7 +150,8 @@ uninstall-modules:
 
 uninstall-config:
 	rm -f $(DESTDIR)$(UDEVDIR)/60-svod.rules $(DESTDIR)$(UDEVDIR)/61-svod-tier.rules \
-		$(DESTDIR)$(SYSUSERSDIR)/svod.conf
+		$(DESTDIR)$(SYSUSERSDIR)/svod.conf $(DESTDIR)$(SYSTEMDUNITDIR)/svod-restore.service
+	@rmdir $(DESTDIR)$(SVODCONFDIR) 2>/dev/null || true
 	@echo "uninstall: group svod kept (groupdel svod removes it)"
 
 uninstall-tools:

@@ -6,7 +6,8 @@
 # .pc's paths into the DESTDIR) and run them, the same for libsvodplan
 # (shared and static); `make -C tools uninstall` must leave no file behind.
 # Then an install with a multiarch LIBDIR (the .pc files follow it), and the
-# top Makefile's install-config (udev rules, sysusers.d) for PREFIX=/usr and
+# top Makefile's install-config (udev rules, sysusers.d, svod-restore.service,
+# which systemd-analyze verify checks when it is there) for PREFIX=/usr and
 # /usr/local. TAP-style lines, exit status 1 on a failure.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -230,21 +231,45 @@ left=$(find "$dest2" -type f -o -type l)
 [ -z "$left" ] && ok "LIBDIR=$libdir: uninstall removes every file" ||
 	{ echo "$left" >"$tmp/log"; nok "LIBDIR=$libdir: uninstall removes every file" "$tmp/log"; }
 
-# The configuration files of the top Makefile's install: udev rules and the
-# group's sysusers.d file, where udev and systemd read them for each PREFIX.
+# The configuration files of the top Makefile's install: udev rules, the
+# group's sysusers.d file and svod-restore.service, where udev and systemd
+# read them for each PREFIX (the unit runs PREFIX's svodctl), and
+# /etc/svod for the saved declarations.
 for p in /usr:/usr/lib /usr/local:/etc; do
 	pre=${p%%:*} base=${p#*:} dest3=$tmp/root3
 	rm -rf "$dest3"
+	unit=$dest3$base/systemd/system/svod-restore.service
 	if make -s -C "$top" install-config DESTDIR="$dest3" PREFIX="$pre" >"$tmp/log" 2>&1 &&
 	   [ "$(cd "$dest3" && find . -type f | sort | tr '\n' ' ')" = \
-	     "./${base#/}/sysusers.d/svod.conf ./${base#/}/udev/rules.d/60-svod.rules ./${base#/}/udev/rules.d/61-svod-tier.rules " ] &&
+	     "./${base#/}/systemd/system/svod-restore.service ./${base#/}/sysusers.d/svod.conf ./${base#/}/udev/rules.d/60-svod.rules ./${base#/}/udev/rules.d/61-svod-tier.rules " ] &&
 	   grep -qE '^g svod -' "$dest3$base/sysusers.d/svod.conf" &&
+	   grep -qx "ExecStart=$pre/bin/svodctl restore /etc/svod/declarations" "$unit" &&
+	   grep -qx 'ConditionPathExists=/etc/svod/declarations' "$unit" &&
+	   grep -qx 'After=modprobe@svod.service systemd-modules-load.service sys-kernel-config.mount' "$unit" &&
+	   grep -qx 'Type=oneshot' "$unit" && grep -qx 'RemainAfterExit=yes' "$unit" &&
+	   [ "$(stat -c %a "$unit")" = 644 ] && [ -d "$dest3/etc/svod" ] &&
 	   make -s -C "$top" uninstall-config DESTDIR="$dest3" PREFIX="$pre" >>"$tmp/log" 2>&1 &&
-	   [ -z "$(find "$dest3" -type f)" ]; then
-		ok "install-config PREFIX=$pre: udev rules and sysusers.d under $base, uninstalled"
+	   [ -z "$(find "$dest3" -type f)" ] && [ ! -e "$dest3/etc/svod" ]; then
+		ok "install-config PREFIX=$pre: udev rules, sysusers.d and svod-restore.service under $base, uninstalled"
 	else
 		(cd "$dest3" 2>/dev/null && find . -type f) >>"$tmp/log"
-		nok "install-config PREFIX=$pre: udev rules and sysusers.d under $base, uninstalled" "$tmp/log"
+		cat "$unit" >>"$tmp/log" 2>/dev/null
+		nok "install-config PREFIX=$pre: udev rules, sysusers.d and svod-restore.service under $base, uninstalled" "$tmp/log"
 	fi
 done
+# The unit as systemd reads it: systemd-analyze verify, its ExecStart the
+# svodctl just built (verify wants an executable there).
+if command -v systemd-analyze >/dev/null; then
+	mkdir -p "$tmp/unit"
+	sed "s|@BINDIR@|$top/tools/svodctl|g" "$top/tools/udev/svod-restore.service.in" \
+		>"$tmp/unit/svod-restore.service"
+	if systemd-analyze verify --man=no "$tmp/unit/svod-restore.service" >"$tmp/log" 2>&1 &&
+	   [ ! -s "$tmp/log" ]; then
+		ok "systemd-analyze verify svod-restore.service"
+	else
+		nok "systemd-analyze verify svod-restore.service" "$tmp/log"
+	fi
+else
+	echo "ok - install: systemd-analyze verify svod-restore.service # SKIP systemd-analyze not found"
+fi
 exit $fail

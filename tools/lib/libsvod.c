@@ -1874,6 +1874,206 @@ int svod_devices(char (*bdfs)[SVOD_NAME_LEN], unsigned int cap)
 }
 
 /**
+ * svod_pci_name_valid() - is @name a PCI device name as the kernel spells it?
+ * @name: NUL-terminated text
+ *
+ * "0000:00:04.0": domain, bus, slot and function in lower-case hexadecimal,
+ * zero-padded (pci_name()); the only names configfs takes for a
+ * declaration.
+ *
+ * Context: any thread.
+ * Return: 1 if it is one, else 0.
+ */
+int svod_pci_name_valid(const char *name)
+{
+	unsigned int domain, bus, slot, fn;
+	char canon[32];
+	int len = 0;
+
+	if (strlen(name) >= SVOD_NAME_LEN ||
+	    sscanf(name, "%x:%x:%x.%x%n", &domain, &bus, &slot, &fn, &len) != 4 ||
+	    name[len] || bus > 0xff || slot > 0x1f || fn > 7)
+		return 0;
+	snprintf(canon, sizeof(canon), "%04x:%02x:%02x.%u", domain, bus, slot, fn);
+	return !strcmp(name, canon);
+}
+
+/**
+ * svod_declared_devices() - the devices configfs holds a declaration for
+ * @bdfs: out: up to @cap PCI names, sorted; may be NULL if @cap is 0
+ * @cap: entries at @bdfs
+ *
+ * Every directory under SVOD_CONFIGFS, bound or not, present or not.
+ *
+ * Context: any thread.
+ * Return: the number of declarations (may exceed @cap: only @cap were
+ * filled), or -errno (-ENOENT when svod is not loaded or configfs is not
+ * mounted).
+ */
+int svod_declared_devices(char (*bdfs)[SVOD_NAME_LEN], unsigned int cap)
+{
+	struct dirent *de;
+	unsigned int nr = 0;
+	DIR *dir;
+
+	dir = opendir(SVOD_CONFIGFS);
+	if (!dir)
+		return -errno;
+	while ((de = readdir(dir))) {
+		if (!svod_pci_name_valid(de->d_name))
+			continue;
+		if (nr < cap)
+			strcpy(bdfs[nr], de->d_name);
+		nr++;
+	}
+	closedir(dir);
+	if (cap)
+		qsort(bdfs, nr < cap ? nr : cap, sizeof(*bdfs), svod_cmp_bdf);
+	return (int)nr;
+}
+
+/* Does @a declare what @b does (access by its effect, regions in any order)? */
+static int svod_tier_decl_equal(const struct svod_tier_decl *a, const struct svod_tier_decl *b)
+{
+	struct svod_region ra[SVOD_MAX_RESERVED], rb[SVOD_MAX_RESERVED];
+	uint32_t oa, ga, ma, ob, gb, mb;
+
+	if (strcmp(a->name, b->name) || a->bar != b->bar || a->offset != b->offset ||
+	    a->size != b->size || a->base != b->base || a->align != b->align ||
+	    a->nr_reserved != b->nr_reserved || a->nr_reserved > SVOD_MAX_RESERVED)
+		return 0;
+	svod_decl_access(a, &oa, &ga, &ma);
+	svod_decl_access(b, &ob, &gb, &mb);
+	if (oa != ob || ga != gb || ma != mb)
+		return 0;
+	memcpy(ra, a->reserved, a->nr_reserved * sizeof(ra[0]));
+	memcpy(rb, b->reserved, b->nr_reserved * sizeof(rb[0]));
+	qsort(ra, a->nr_reserved, sizeof(ra[0]), svod_cmp_region);
+	qsort(rb, b->nr_reserved, sizeof(rb[0]), svod_cmp_region);
+	return !memcmp(ra, rb, a->nr_reserved * sizeof(ra[0]));
+}
+
+/**
+ * svod_decl_equal() - do two sets of tiers declare the same?
+ * @a: one set
+ * @nr_a: entries in @a
+ * @b: the other
+ * @nr_b: entries in @b
+ *
+ * The same tiers by name, in any order, each with the same values; reserved
+ * regions in any order; a tier without access given equals one that gives
+ * the default (0, 0, 0666). Names are distinct within each set (as
+ * svod_decl_parse_set() and configfs have them).
+ *
+ * Context: any thread.
+ * Return: 1 if they are the same, else 0.
+ */
+int svod_decl_equal(const struct svod_tier_decl *a, unsigned int nr_a,
+		    const struct svod_tier_decl *b, unsigned int nr_b)
+{
+	unsigned int i, j;
+
+	if (nr_a != nr_b)
+		return 0;
+	for (i = 0; i < nr_a; i++) {
+		for (j = 0; j < nr_b && strcmp(a[i].name, b[j].name); j++)
+			;
+		if (j == nr_b || !svod_tier_decl_equal(&a[i], &b[j]))
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * One line of a saved file (NUL-terminated, no newline) into @devs: the
+ * device found or added, its tiers appended.
+ */
+static int svod_decl_file_line(char *line, struct svod_dev_decl *devs, unsigned int *nr,
+			       unsigned int cap, unsigned int lineno)
+{
+	struct svod_tier_decl tiers[SVOD_DECL_MAX_TIERS];
+	struct svod_dev_decl *dev;
+	char *p = line + strspn(line, " \t"), *rest;
+	unsigned int i, j;
+	int n;
+
+	if (!*p || *p == '#')
+		return 0;
+	rest = p + strcspn(p, " \t");
+	if (*rest)
+		*rest++ = '\0';
+	if (!svod_pci_name_valid(p))
+		return -EINVAL;
+	n = svod_decl_parse_set(rest, tiers, SVOD_DECL_MAX_TIERS);
+	if (n < 0)
+		return n;
+	for (i = 0; i < *nr && strcmp(devs[i].bdf, p); i++)
+		;
+	if (i == *nr) {
+		if (*nr == cap)
+			return -ENOSPC;
+		memset(&devs[i], 0, sizeof(devs[i]));
+		strcpy(devs[i].bdf, p);
+		devs[i].line = lineno;
+		(*nr)++;
+	}
+	dev = &devs[i];
+	if (dev->nr + (unsigned int)n > SVOD_DECL_MAX_TIERS)
+		return -E2BIG;
+	for (i = 0; i < (unsigned int)n; i++) {
+		for (j = 0; j < dev->nr; j++)
+			if (!strcmp(dev->tiers[j].name, tiers[i].name))
+				return -EEXIST;
+		dev->tiers[dev->nr++] = tiers[i];
+	}
+	return 0;
+}
+
+/**
+ * svod_decl_file_parse() - parse a saved file of declarations
+ * @text: the file, NUL-terminated
+ * @devs: out: up to @cap devices, in the order the file first names them
+ * @cap: entries at @devs (the file's number of lines is always enough)
+ * @line: out: the number (from 1) of the line refused, on an error
+ *
+ * Each line is "<pci name> [<tier>[; <tier>...]]" (libsvod.h); a device's
+ * lines are added up, so its tiers may be on one line or on many. The
+ * whole text is parsed before anything is returned: a caller applies
+ * nothing from a file with one bad line.
+ *
+ * Context: any thread.
+ * Return: the number of devices, or -errno with *@line set: -EINVAL for a
+ * malformed line or a first word that is not a PCI name, -ERANGE for a
+ * number too large, -EEXIST for a tier a device declares twice, -E2BIG for
+ * more than SVOD_DECL_MAX_TIERS tiers of one device, -ENOSPC beyond @cap
+ * devices, -ENOMEM.
+ */
+int svod_decl_file_parse(const char *text, struct svod_dev_decl *devs, unsigned int cap,
+			 unsigned int *line)
+{
+	const char *p = text;
+	unsigned int nr = 0;
+	char *buf;
+	size_t len;
+	int ret;
+
+	*line = 0;
+	while (*p) {
+		(*line)++;
+		len = strcspn(p, "\n");
+		buf = strndup(p, len);
+		if (!buf)
+			return -ENOMEM;
+		ret = svod_decl_file_line(buf, devs, &nr, cap, *line);
+		free(buf);
+		if (ret)
+			return ret;
+		p += len + (p[len] == '\n');
+	}
+	return (int)nr;
+}
+
+/**
  * svod_param_read() - read a numeric module parameter of svod
  * @name: parameter name, e.g. "max_handles"
  * @val: out: its value

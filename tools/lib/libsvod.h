@@ -200,6 +200,36 @@ int svod_undeclare(const char *bdf);
 int svod_tiers_read(const char *bdf, char *buf, size_t len);
 int svod_tiers_write(const char *bdf, const char *text);
 int svod_devices(char (*bdfs)[SVOD_NAME_LEN], unsigned int cap);
+
+/*
+ * Saved declarations (Documentation/svod.rst, "Saving declarations"): a
+ * text of lines "<pci name> <tier>", the tier in the declaration format
+ * above (or several, ';'-separated), or "<pci name>" alone for a device
+ * declared with no tier; a device's lines together are its declaration;
+ * blank lines and lines starting with '#' are skipped. `svodctl declare
+ * --save` writes it from configfs, `svodctl restore` applies it.
+ */
+
+/**
+ * struct svod_dev_decl - one device's declaration, as a saved file has it
+ * @bdf: PCI name, as the kernel spells it ("0000:00:04.0")
+ * @nr: entries in @tiers
+ * @tiers: its tiers, in the file's order
+ * @line: the line that first named the device
+ */
+struct svod_dev_decl {
+	char bdf[SVOD_NAME_LEN];
+	unsigned int nr;
+	struct svod_tier_decl tiers[SVOD_DECL_MAX_TIERS];
+	unsigned int line;
+};
+
+int svod_pci_name_valid(const char *name);
+int svod_declared_devices(char (*bdfs)[SVOD_NAME_LEN], unsigned int cap);
+int svod_decl_equal(const struct svod_tier_decl *a, unsigned int nr_a,
+		    const struct svod_tier_decl *b, unsigned int nr_b);
+int svod_decl_file_parse(const char *text, struct svod_dev_decl *devs, unsigned int cap,
+			 unsigned int *line);
 int svod_param_read(const char *name, uint64_t *val);
 int svod_param_write(const char *name, uint64_t val);
 int svod_driver_bind(const char *bdf, int bind);

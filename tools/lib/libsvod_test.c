@@ -224,6 +224,67 @@ static void test_syscall_errors(void)
 	      "tiers_read_missing_device_enoent");
 }
 
+/* Saved declarations: lines added up per device, the bad line named. */
+static void test_decl_file(void)
+{
+	static const char text[] =
+		"# saved\n"
+		"\n"
+		"0000:00:04.0 w bar=2 offset=0 size=48M\n"
+		"0000:00:05.0\n"
+		"  0000:00:04.0 s bar=2 offset=48M size=16M reserved=0x3000+4k,0x1000+4k; t bar=2 offset=0 size=1\n";
+	struct svod_dev_decl devs[8];
+	struct svod_tier_decl a[2], b[2];
+	char line[SVOD_DECL_LINE_MAX], file[2 * SVOD_DECL_LINE_MAX];
+	unsigned int ln = 99;
+	int n;
+
+	n = svod_decl_file_parse(text, devs, 8, &ln);
+	check(n == 2 && !strcmp(devs[0].bdf, "0000:00:04.0") && devs[0].nr == 3 &&
+	      devs[0].line == 3 && !strcmp(devs[0].tiers[1].name, "s") &&
+	      devs[0].tiers[1].nr_reserved == 2 && !strcmp(devs[0].tiers[2].name, "t") &&
+	      !strcmp(devs[1].bdf, "0000:00:05.0") && devs[1].nr == 0 && devs[1].line == 4,
+	      "decl_file_lines_added_per_device");
+	/* What `declare --save` writes reads back as the same declaration. */
+	n = svod_decl_format(&devs[0].tiers[1], line, sizeof(line));
+	snprintf(file, sizeof(file), "0000:00:04.0 %s\n", n > 0 ? line : "");
+	check(svod_decl_file_parse(file, &devs[2], 1, &ln) == 1 &&
+	      svod_decl_equal(&devs[2].tiers[0], 1, &devs[0].tiers[1], 1),
+	      "decl_file_format_round_trip");
+	check(svod_decl_file_parse("# a\n0000:00:04.0 w bar=2\n", devs, 8, &ln) == -EINVAL &&
+	      ln == 2, "decl_file_malformed_line_named");
+	check(svod_decl_file_parse("0000:0:04.0 w bar=2 offset=0 size=1\n", devs, 8, &ln) ==
+	      -EINVAL && ln == 1 &&
+	      svod_decl_file_parse("w bar=2 offset=0 size=1\n", devs, 8, &ln) == -EINVAL &&
+	      svod_decl_file_parse("0000:00:04.0 w bar=2 offset=0 size=16E\n", devs, 8, &ln) ==
+	      -ERANGE, "decl_file_bad_pci_name_or_number");
+	check(svod_decl_file_parse("0000:00:04.0 w bar=2 offset=0 size=1\n\n"
+				   "0000:00:04.0 w bar=2 offset=1 size=1\n", devs, 8, &ln) ==
+	      -EEXIST && ln == 3, "decl_file_tier_twice_eexist");
+	check(svod_decl_file_parse("0000:00:04.0 a bar=2 offset=0 size=1; b bar=2 offset=0 size=1;"
+				   "c bar=2 offset=0 size=1; d bar=2 offset=0 size=1\n"
+				   "0000:00:04.0 e bar=2 offset=0 size=1; f bar=2 offset=0 size=1;"
+				   "g bar=2 offset=0 size=1; h bar=2 offset=0 size=1\n"
+				   "0000:00:04.0 i bar=2 offset=0 size=1\n", devs, 8, &ln) == -E2BIG &&
+	      ln == 3, "decl_file_ninth_tier_e2big");
+	check(svod_decl_file_parse("0000:00:04.0\n0000:00:05.0\n", devs, 1, &ln) == -ENOSPC,
+	      "decl_file_beyond_cap_enospc");
+	check(svod_decl_file_parse("", devs, 8, &ln) == 0 &&
+	      svod_decl_file_parse("# only\n\n", devs, 8, &ln) == 0, "decl_file_empty_no_device");
+	check(svod_pci_name_valid("0000:00:04.0") && svod_pci_name_valid("10000:ff:1f.7") &&
+	      !svod_pci_name_valid("0000:00:04.8") && !svod_pci_name_valid("0000:00:4.0") &&
+	      !svod_pci_name_valid("0000:00:0A.0") && !svod_pci_name_valid("0000:00:04.0 "),
+	      "pci_name_valid_as_the_kernel_spells_it");
+	svod_decl_parse("x bar=2 offset=0 size=1 reserved=0+1,8+1", &a[0]);
+	svod_decl_parse("y bar=2 offset=9 size=1", &a[1]);
+	svod_decl_parse("y bar=2 offset=9 size=1 owner=0 group=0 mode=666", &b[0]);
+	svod_decl_parse("x bar=2 offset=0 size=1 reserved=8+1,0+1", &b[1]);
+	check(svod_decl_equal(a, 2, b, 2), "decl_equal_any_order_default_access");
+	b[0].mode = 0660;
+	check(!svod_decl_equal(a, 2, b, 2) && !svod_decl_equal(a, 2, b, 1) &&
+	      !svod_decl_equal(a, 1, &b[0], 1), "decl_equal_differences_seen");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1)
@@ -233,6 +294,7 @@ int main(int argc, char **argv)
 	test_decl_malformed();
 	test_decl_suffixes_and_sets();
 	test_decl_access();
+	test_decl_file();
 	test_errno_names();
 	test_syscall_errors();
 	return failed;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT OR GPL-2.0
 /*
  * svodctl: list tiers, show who holds what, allocate/resolve/free, stage and
- * read bytes, declare tiers, run a scripted session, and the demo.
+ * read bytes, declare tiers (save and restore them: persist.c), run a
+ * scripted session, and the demo.
  *
  * A handle lives only as long as the open file of /dev/svod that issued it,
  * so alloc, resolve, free, stage and read are meant to be chained in one
@@ -23,7 +24,7 @@
 #include "svodctl.h"
 
 /* Long options without a short form: vals beyond any letter. */
-enum { OPT_HOLD = 256, OPT_CPU, OPT_DMA, OPT_FILE, OPT_PATTERN, OPT_LENGTH };
+enum { OPT_HOLD = 256, OPT_CPU, OPT_DMA, OPT_FILE, OPT_PATTERN, OPT_LENGTH, OPT_SAVE };
 
 #define MAX_SESSION_HANDLES	256
 #define MAX_RUN_ARGS		16
@@ -72,7 +73,8 @@ static const struct svodctl_cmd cmds[] = {
 	  "Copy bytes out of an allocation, hex dump unless --out (in `svodctl run`).",
 	  NULL },
 	{ "declare", svodctl_cmd_declare,
-	  "[BDF [DECLARATION | -]] | [BDF] (-J|--json | -o COLUMNS | -r|--raw | -n|--noheadings)",
+	  "[BDF [DECLARATION | -]] | --save [FILE | -] |\n"
+	  "\t\t[BDF] (-J|--json | -o COLUMNS | -r|--raw | -n|--noheadings)",
 	  "Show the live tiers of every device (or of BDF), or declare BDF's\n"
 	  "\ttiers as DECLARATION (lines or ';'-separated; '-' reads stdin):\n"
 	  "\t<name> bar=<n> offset=<off> size=<bytes> [base=<addr>] [align=<n>]\n"
@@ -80,12 +82,22 @@ static const struct svodctl_cmd cmds[] = {
 	  "\tnumbers as below, ids decimal, mode octal (default 0 0 0666). Done in\n"
 	  "\t" SVOD_CONFIGFS "/BDF/ (mkdir, rmdir, one value per file, commit):\n"
 	  "\tapplied at once if BDF is bound, else when it binds, and again at\n"
-	  "\tevery bind. Needs root. With an output option, a listing.",
+	  "\tevery bind. Needs root. With an output option, a listing. --save\n"
+	  "\twrites every declaration configfs holds to FILE (replaced whole; none\n"
+	  "\tor '-': stdout), one \"BDF <tier>\" per line, for `svodctl restore`.",
 	  &svodctl_declare_listing },
 	{ "undeclare", svodctl_cmd_undeclare, "BDF",
 	  "Remove BDF's declaration from configfs: its live tiers stay until it\n"
 	  "\tbinds again, with its default tier. svod.ko cannot be unloaded while\n"
 	  "\ta declaration exists.",
+	  NULL },
+	{ "restore", svodctl_cmd_restore, "[-f|--force] FILE",
+	  "Declare again what `declare --save` wrote to FILE ('-': stdin), e.g. at\n"
+	  "\tboot (svod-restore.service, FILE " SVODCTL_SAVED_PATH "). A device\n"
+	  "\tdeclared so already is left alone; one declared otherwise is left alone\n"
+	  "\tand fails (exit 1) unless --force replaces it; one not present is\n"
+	  "\tskipped (exit 4 if all else went well). A malformed file is refused\n"
+	  "\twhole, its line named (exit 2). Needs root.",
 	  NULL },
 	{ "run", svodctl_cmd_run, "[FILE]",
 	  "Run commands, one per line (from FILE or stdin), on one open file;\n"
@@ -213,7 +225,7 @@ int svodctl_help(const char *cmd, int status)
 			"1024 (1M = 1MiB = 1048576); 010 and 1MB are refused. Errors print the\n"
 			"errno name, e.g. \"svodctl: alloc: ENOSPC: no space in tier 0\". Exit\n"
 			"status: 0 ok, 1 failure, 2 usage, 3 /dev/svod missing or not permitted\n"
-			"(run: the highest of its lines').\n"
+			"(run: the highest of its lines'), 4 restore: a device not present.\n"
 			"svodctl --version; man svodctl.\n");
 	return status;
 }
@@ -642,7 +654,16 @@ static int xfer_opts(int argc, char **argv, char **pos, int *nr_pos,
 	return 0;
 }
 
-static unsigned char *read_file(const char *path, uint64_t *len)
+/**
+ * svodctl_read_file() - the whole of a file, or of stdin
+ * @path: the file, or "-" for stdin
+ * @len: out: bytes read
+ *
+ * Context: main thread.
+ * Return: the bytes, with room for one more (the caller's NUL), to free();
+ * NULL with errno set on a failure.
+ */
+unsigned char *svodctl_read_file(const char *path, uint64_t *len)
 {
 	unsigned char *buf = NULL, *grown;
 	size_t cap = 0, used = 0;
@@ -711,7 +732,7 @@ int svodctl_cmd_stage(int argc, char **argv)
 	if (!!file == have_seed || (have_seed && !len))
 		return svodctl_help(argv[0], SVODCTL_USAGE);
 	if (file) {
-		buf = read_file(file, &len);
+		buf = svodctl_read_file(file, &len);
 		if (!buf)
 			return svodctl_err(argv[0], -errno, "(reading %s)", file);
 	} else {
@@ -970,7 +991,8 @@ int svodctl_cmd_undeclare(int argc, char **argv)
 }
 
 /**
- * svodctl_cmd_declare() - `svodctl declare [BDF [DECLARATION | -]]`
+ * svodctl_cmd_declare() - `svodctl declare [BDF [DECLARATION | -]]`, or
+ *	`svodctl declare --save [FILE]` (persist.c)
  * @argc: argument count
  * @argv: arguments
  *
@@ -979,23 +1001,33 @@ int svodctl_cmd_undeclare(int argc, char **argv)
  */
 int svodctl_cmd_declare(int argc, char **argv)
 {
-	static const struct option longopts[] = { SVODCTL_OUT_LONGOPTS, {} };
+	static const struct option longopts[] = {
+		SVODCTL_OUT_LONGOPTS,
+		{ "save", no_argument, NULL, OPT_SAVE },
+		{}
+	};
 	char bdfs[16][SVOD_NAME_LEN];
 	struct svodctl_out o = {};
 	struct svodctl_table probe;
 	unsigned char *text;
 	uint64_t len;
-	int c, i, nr, ret;
+	int c, i, nr, ret, save = 0;
 	char **pos;
 
 	while ((c = svodctl_getopt(argc, argv, ":h" SVODCTL_OUT_SHORTOPTS, longopts)) != -1) {
 		if (c == 'h')
 			return svodctl_help(argv[0], 0);
-		if (!svodctl_out_opt(c, optarg, &o))
+		if (c == OPT_SAVE)
+			save = 1;
+		else if (!svodctl_out_opt(c, optarg, &o))
 			return svodctl_help(argv[0], SVODCTL_USAGE);
 	}
 	pos = argv + optind;
 	nr = argc - optind;
+	if (save && (o.any || nr > 1))
+		return svodctl_help(argv[0], SVODCTL_USAGE);
+	if (save)
+		return svodctl_declare_save(argv[0], nr ? pos[0] : NULL);
 	if (nr > 2 || (o.any && nr > 1))
 		return svodctl_help(argv[0], SVODCTL_USAGE);
 	if (o.any) {
@@ -1028,7 +1060,7 @@ int svodctl_cmd_declare(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(pos[1], "-")) {
-		text = read_file("-", &len);
+		text = svodctl_read_file("-", &len);
 		if (!text)
 			return svodctl_err(argv[0], -errno, "(reading stdin)");
 		text[len ? len - (text[len - 1] == '\n') : 0] = '\0';

@@ -3,7 +3,7 @@
  * svodctl: the command-line tool of svod. Each subcommand is a function
  * int svodctl_cmd_NAME(int argc, char **argv) with argv[0] the subcommand
  * name; it returns the process exit status (0 ok, 1 failure, 2 usage, 3
- * /dev/svod missing or not permitted).
+ * /dev/svod missing or not permitted, 4 restore: a device absent).
  */
 #ifndef SVODCTL_H
 #define SVODCTL_H
@@ -19,6 +19,11 @@
 #define SVODCTL_USAGE	2
 /* /dev/svod missing (driver not loaded) or not openable (permission). */
 #define SVODCTL_NODEV	3
+/* restore: a device of the file is not present (every present one restored). */
+#define SVODCTL_ABSENT	4
+
+/* Where svod-restore.service reads the declarations (svodctl(1), FILES). */
+#define SVODCTL_SAVED_PATH	"/etc/svod/declarations"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -31,6 +36,8 @@ int svodctl_cmd_stage(int argc, char **argv);
 int svodctl_cmd_read(int argc, char **argv);
 int svodctl_cmd_declare(int argc, char **argv);
 int svodctl_cmd_undeclare(int argc, char **argv);
+int svodctl_cmd_restore(int argc, char **argv);
+int svodctl_declare_save(const char *cmd, const char *path);
 int svodctl_cmd_run(int argc, char **argv);
 int svodctl_cmd_demo(int argc, char **argv);
 int svodctl_cmd_plan(int argc, char **argv);
@@ -48,6 +55,7 @@ int svodctl_print_tiers(int fd);
 struct svodctl_out;
 int svodctl_print_tiers_opts(int fd, const struct svodctl_out *o);
 int svodctl_open_err(const char *cmd, int err);
+unsigned char *svodctl_read_file(const char *path, uint64_t *len);
 
 /**
  * struct svodctl_out - the output options of a listing command
