@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "drm_uapi.h"
 #include "tap.h"
 
 /**
@@ -1092,4 +1093,37 @@ int ht_edu_bdf(char *bdf, size_t len)
 	if (dir)
 		closedir(dir);
 	return ret;
+}
+
+/**
+ * ht_open_vgem() - open the card of the vgem driver
+ *
+ * Debian's stock kernel has vgem as a module, which the guest's /init
+ * loads; the test kernel has no DRM.
+ *
+ * Context: any thread.
+ * Return: an O_CLOEXEC descriptor of /dev/dri/cardN whose driver is vgem,
+ * or -1 when there is none.
+ */
+int ht_open_vgem(void)
+{
+	char path[64], name[32];
+	struct drm_version v;
+	unsigned int i;
+	int fd;
+
+	for (i = 0; i < 16; i++) {
+		snprintf(path, sizeof(path), "/dev/dri/card%u", i);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		memset(&v, 0, sizeof(v));
+		memset(name, 0, sizeof(name));
+		v.name = name;
+		v.name_len = sizeof(name) - 1;
+		if (!ioctl(fd, DRM_IOCTL_VERSION, &v) && !strcmp(name, "vgem"))
+			return fd;
+		close(fd);
+	}
+	return -1;
 }

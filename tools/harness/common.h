@@ -56,5 +56,6 @@ int ht_recv_fd(int sock);
 int ht_open_without_dac_override(void);
 int ht_read_line(const char *path, char *buf, size_t len);
 int ht_edu_bdf(char *bdf, size_t len);
+int ht_open_vgem(void);
 
 #endif /* SVOD_HARNESS_COMMON_H */

@@ -30,70 +30,13 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "drm_uapi.h"
 #include "tap.h"
 
 #define NR_VGEM		4
 #define NR_VIVID	5
 #define NR_UNBIND	8
 #define NR_CASES	(NR_VGEM + NR_VIVID + NR_UNBIND)
-
-/* include/uapi/drm/drm.h and drm_mode.h (no libdrm headers in the guest). */
-struct drm_prime_handle {
-	uint32_t handle;
-	uint32_t flags;
-	int32_t fd;
-};
-
-struct drm_mode_create_dumb {
-	uint32_t height;
-	uint32_t width;
-	uint32_t bpp;
-	uint32_t flags;
-	uint32_t handle;
-	uint32_t pitch;
-	uint64_t size;
-};
-
-struct drm_version {
-	int version_major;
-	int version_minor;
-	int version_patchlevel;
-	size_t name_len;
-	char *name;
-	size_t date_len;
-	char *date;
-	size_t desc_len;
-	char *desc;
-};
-
-#define DRM_IOCTL_VERSION		_IOWR('d', 0x00, struct drm_version)
-#define DRM_IOCTL_PRIME_HANDLE_TO_FD	_IOWR('d', 0x2d, struct drm_prime_handle)
-#define DRM_IOCTL_PRIME_FD_TO_HANDLE	_IOWR('d', 0x2e, struct drm_prime_handle)
-#define DRM_IOCTL_MODE_CREATE_DUMB	_IOWR('d', 0xB2, struct drm_mode_create_dumb)
-
-/* An open card of the vgem driver, or -1. */
-static int open_vgem(void)
-{
-	char path[64], name[32];
-	struct drm_version v;
-	unsigned int i;
-	int fd;
-
-	for (i = 0; i < 16; i++) {
-		snprintf(path, sizeof(path), "/dev/dri/card%u", i);
-		fd = open(path, O_RDWR | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		memset(&v, 0, sizeof(v));
-		memset(name, 0, sizeof(name));
-		v.name = name;
-		v.name_len = sizeof(name) - 1;
-		if (!ioctl(fd, DRM_IOCTL_VERSION, &v) && !strcmp(name, "vgem"))
-			return fd;
-		close(fd);
-	}
-	return -1;
-}
 
 static void vgem_cases(int fd, const struct svod_tier_info *t)
 {
@@ -108,7 +51,7 @@ static void vgem_cases(int fd, const struct svod_tier_info *t)
 	uint32_t live_before, live_after;
 	int card, ret, i;
 
-	card = open_vgem();
+	card = ht_open_vgem();
 	if (card < 0) {
 		for (i = 0; i < NR_VGEM; i++)
 			tap_skip("no vgem card (the test kernel has no DRM)", "vgem case %d", i);

@@ -6,7 +6,8 @@ set -euo pipefail
 
 pkgs=(linux-source-6.1 linux-headers-amd64 linux-image-amd64 qemu-system-x86
       busybox-static cpio kmod bc bison flex libelf-dev libssl-dev dwarves sparse
-      xz-utils python3 python3-pytest gcc make perl rsync clang libclang-rt-14-dev pkgconf)
+      xz-utils python3 python3-pytest gcc make perl rsync clang libclang-rt-14-dev pkgconf
+      liburing-dev)
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -41,7 +41,8 @@ build_modules() {
 	if [ "$kind" = stock ]; then
 		cp "/lib/modules/$(stock_release)/kernel/fs/configfs/configfs.ko" "$b/modules/"
 		# drm_mm for tools/testing/mm_bench (drm.ko needs no other module);
-		# vgem, a dma-buf importer for t_importers, needs drm_shmem_helper.
+		# vgem (a dma-buf importer for t_importers, a waiter on svod's
+		# fences for t_vgem) needs drm_shmem_helper.
 		cp "/lib/modules/$(stock_release)/kernel/drivers/gpu/drm/drm.ko" \
 			"/lib/modules/$(stock_release)/kernel/drivers/gpu/drm/drm_shmem_helper.ko" \
 			"/lib/modules/$(stock_release)/kernel/drivers/gpu/drm/vgem/vgem.ko" \
