@@ -7,7 +7,7 @@
  * Documentation/svod.rst's example through configfs: declare, read back,
  * a refusal that changes nothing, the original back from stdin), `declare`
  * for a device that is not bound (pending, printed as such), `undeclare`,
- * and `top`.
+ * `top`, and `svodctl demo` (make demo's session) with every step as expected.
  * Runs the svodctl that sits next to this binary.
  */
 #include <errno.h>
@@ -21,7 +21,7 @@
 #include "common.h"
 #include "tap.h"
 
-#define NR_CASES	20
+#define NR_CASES	21
 
 static char svodctl[4200];
 static char out[8192], err[4096];
@@ -257,6 +257,12 @@ int main(void)
 	       "declare_shows_each_device (%d)", st);
 	st = run(NULL, (const char *[]){ "top", NULL });
 	tap_ok(st == 0 && strstr(out, "PID"), "top_runs (%d)", st);
+	/* make demo's session: exits 0 only if every step was as expected. */
+	st = run(NULL, (const char *[]){ "demo", NULL });
+	if (st)
+		tap_diag("svodctl demo: %s%s", out, err);
+	tap_ok(st == 0 && strstr(out, "wait on its fence") && strstr(out, "share it:"),
+	       "demo_every_step_as_expected (%d)", st);
 	svod_close(fd);
 	test_declare_round_trip(t.device);
 	test_declare_unbound();

@@ -105,7 +105,8 @@ static const struct svodctl_cmd cmds[] = {
 	  NULL },
 	{ "demo", svodctl_cmd_demo, "",
 	  "A short scripted session: tiers, alloc, resolve, a stale handle refused,\n"
-	  "\ta holder process seen by top.",
+	  "\tan asynchronous STAGE waited for on its fence, a mapping written to,\n"
+	  "\ta dma-buf shared with a second process, a holder process seen by top.",
 	  NULL },
 	{ "plan", svodctl_cmd_plan, "TRACEFILE [options]",
 	  "Plan an arena from an event trace (see Documentation/planner.rst).",
