@@ -6,6 +6,7 @@
 #include <linux/module.h>
 #include <linux/pci.h>
 
+#include "async.h"
 #include "configfs.h"
 #include "dev.h"
 #include "svod.h"
@@ -80,6 +81,8 @@ static void svod_pci_remove(struct pci_dev *pdev)
 	/* First: no commit may race with the tiers' retirement. */
 	svod_configfs_dev_unbind(sdev);
 	svod_dev_unregister(sdev);
+	/* Transfers still waiting for an in-fence on its tiers end now. */
+	svod_async_tiers_retired();
 }
 
 static struct pci_driver svod_pci_driver = {
