@@ -19,6 +19,8 @@
  *   close() of its file end it with ECANCELED, async_timeout_ms with
  *   ETIMEDOUT, each with done 0 and before the awaited fence signalled;
  *   the device's unbind ends it with ENODEV and returns;
+ * - libsvod's svod_read_async_after() (the order case again) and
+ *   svod_batch_after() (EBADF for a closed in-fence, nothing queued);
  * - vgem, another driver (Debian's stock kernel; the test kernel has no
  *   DRM: skipped): a vgem fence (VGEM_FENCE_ATTACH on a dumb buffer,
  *   DMA_BUF_IOCTL_EXPORT_SYNC_FILE from its PRIME fd) holds a STAGE: no byte
@@ -45,7 +47,7 @@
 #include "tap.h"
 
 #define NR_VGEM		5
-#define NR_CASES	(24 + NR_VGEM)
+#define NR_CASES	(26 + NR_VGEM)
 
 #define MIB		(1u << 20)
 #define BIG		(16 * MIB)
@@ -212,6 +214,50 @@ static void test_order(void)
 	       ht_err(ret), ht_err(r2), w.status, dst[MIB - 1]);
 	if (!ret)
 		close(x.fence_fd);
+	if (d >= 0)
+		close(d);
+	if (g >= 0)
+		close(g);
+	if (f >= 0)
+		close(f);
+}
+
+/* libsvod: svod_stage_async(), svod_read_async_after(), svod_batch_after(). */
+static void test_libsvod(void)
+{
+	struct svod_alloc a = { 0 };
+	struct svod_import im = { 0 };
+	struct svod_batch_entry e;
+	uint64_t s1 = 0, s2 = 0, done = 0, s3 = 7;
+	uint32_t failed = 0;
+	int f = ht_open(), g = ht_open(), d = -1, sfd = -1, ret, r2 = -1, st = 1, closed;
+
+	ret = f < 0 ? f : g < 0 ? g : svod_alloc_flags(f, tier.id, 2 * BIG, 0,
+						       SVOD_ALLOC_MAPPABLE, &a);
+	ret = ret ? ret : svod_export(f, a.handle, SVOD_EXPORT_WRITE, &d, NULL);
+	ret = ret ? ret : svod_import(g, d, &im);
+	memset(src, 0x6b, 2 * BIG);
+	memset(dst, 0, MIB);
+	ret = ret ? ret : svod_stage_async(f, a.handle, 0, src, 2 * BIG, 0, &s1, &sfd);
+	ret = ret ? ret : svod_read_async_after(g, im.handle, 2 * BIG - MIB, dst, MIB,
+						SVOD_XFER_CPU, sfd, &s2, NULL);
+	r2 = ret ? ret : svod_wait(g, s2, -1, &st, &done);
+	tap_ok(!ret && !r2 && !st && done == MIB && all_byte(dst, MIB, 0x6b),
+	       "libsvod_read_async_after_sees_every_byte (%s/%s, status %d, last byte %#x)",
+	       ht_err(ret), ht_err(r2), st, dst[MIB - 1]);
+
+	closed = dup(0);
+	if (closed >= 0)
+		close(closed);
+	e = (struct svod_batch_entry){ .handle = im.handle, .user_ptr = (uintptr_t)dst,
+				       .length = 4096, .op = SVOD_BATCH_READ };
+	r2 = ret ? ret : svod_batch_after(g, &e, 1, closed, &s3, NULL, &failed);
+	tap_ok(r2 == -EBADF && s3 == 7 && failed == ~0U &&
+	       fdinfo_num(g, "svod-async-seqno") == 1,
+	       "libsvod_batch_after_closed_fd_ebadf_nothing_queued (%s, failed %u)",
+	       ht_err(r2), failed);
+	if (sfd >= 0)
+		close(sfd);
 	if (d >= 0)
 		close(d);
 	if (g >= 0)
@@ -720,6 +766,7 @@ int main(void)
 		return tap_done();
 	}
 	test_order();
+	test_libsvod();
 	test_error();
 	test_bad_fds();
 	test_never();
