@@ -107,15 +107,18 @@ def test_after_another_allocators_transfer(alloc, shape):
 def test_after_a_failed_transfer_fails_alike(alloc):
     h = alloc.allocate(16 * MIB)
     y = alloc.allocate(MIB)
-    alloc.stage_async(h, pattern(16 * MIB, 1))
-    cancelled = alloc.stage_async(y, pattern(MIB, 2))
-    alloc.free(y)                                       # cancelled: ECANCELED
+    data, small = pattern(16 * MIB, 1), pattern(MIB, 2)
+    ahead = [alloc.stage_async(h, data) for _ in range(3)]
+    cancelled = alloc.stage_async(y, small)
+    alloc.free(y)                                       # 48 MiB ahead: ECANCELED
     z = alloc.allocate(MIB)
     t = alloc.stage_async(z, pattern(MIB, 4), after=cancelled)
     with pytest.raises(OSError) as exc:
         t.result(timeout=60)
     assert exc.value.errno == errno.ECANCELED
     assert alloc.read(z) == bytes(MIB)                  # no byte moved
+    for a in ahead:
+        a.result(timeout=60)
 
 
 def test_after_refuses_bad_fences(alloc):
