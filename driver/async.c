@@ -40,6 +40,19 @@
  * unaccounting, unmapping, dropping the tier and freeing happen in the
  * job's cleanup work, after the signal, for both engines.
  *
+ * In-fences: a job may wait for another fence (svod's or another driver's)
+ * before it starts. It is queued like any job, in its place on the
+ * timeline, and the worker leaves it (and the jobs behind it: the file's
+ * fences signal in timeline order) at the head of the queue until it may
+ * go. No thread waits: the fence's callback, a timer at async_timeout_ms
+ * after the submission, a cancellation and a tier's retirement
+ * (svod_async_tiers_retired()) each queue the worker, which then starts
+ * the job, or ends it without moving a byte with the in-fence's error,
+ * -ETIMEDOUT, -ECANCELED or -ENODEV. The callback runs in the signaller's
+ * context: it only sets a flag and queues the work (no lock of ours,
+ * nothing allocated). The cleanup removes the callback and the timer
+ * before the job lets go of its queue.
+ *
  * A fence keeps the module loaded (a module reference per job). The last
  * reference frees the job after an RCU grace period, in a callback that
  * drops the module reference; the module's exit waits for such callbacks
@@ -131,7 +144,12 @@ MODULE_PARM_DESC(max_pinned_pages,
 		 "User pages pinned by one open file's asynchronous transfers, 1..16777216 (default 65536; -EAGAIN beyond, -EFBIG for one transfer larger than this)");
 module_param_cb(async_timeout_ms, &svod_async_timeout_ops, &svod_async_timeout_ms, 0644);
 MODULE_PARM_DESC(async_timeout_ms,
-		 "Time an asynchronous transfer may run, checked between chunks, 1..86400000 (default 60000; then it fails with -ETIMEDOUT)");
+		 "Time an asynchronous transfer may run, checked between chunks, and may wait for its in-fence from its submission, 1..86400000 (default 60000; then it fails with -ETIMEDOUT)");
+
+/* Every file's queue, for svod_async_tiers_retired(). */
+static LIST_HEAD(svod_async_queues);
+/* Protects svod_async_queues. */
+static DEFINE_SPINLOCK(svod_async_queues_lock);
 
 /* Runs every file's queue; WQ_MEM_RECLAIM: signalling must not wait on memory. */
 static struct workqueue_struct *svod_async_wq;
@@ -191,6 +209,12 @@ static struct kmem_cache *svod_async_job_cache;
  * @held: a reference svod_async_hand_over() gave the job on what @key
  *	named, or NULL; dropped by the cleanup (the queue's lock)
  * @held_release: how to drop @held and the slices' @held
+ * @in_fence: the fence the job waits for before it starts, or NULL
+ * @in_cb: @in_fence's callback: sets @in_signalled, queues the worker
+ * @in_timer: queues the worker at @in_expires
+ * @in_expires: jiffies when the wait for @in_fence ends (-ETIMEDOUT)
+ * @in_signalled: @in_fence has signalled (set once, by its callback or
+ *	at submission)
  */
 struct svod_async_job {
 	struct dma_fence fence;
@@ -232,6 +256,11 @@ struct svod_async_job {
 	unsigned int nr_slices;
 	struct kref *held;
 	void (*held_release)(struct kref *ref);
+	struct dma_fence *in_fence;
+	struct dma_fence_cb in_cb;
+	struct timer_list in_timer;
+	unsigned long in_expires;
+	bool in_signalled;
 };
 
 /**
@@ -322,6 +351,9 @@ void svod_async_init(struct svod_async *q, u64 client_id)
 	q->context = dma_fence_context_alloc(1);
 	q->client_id = client_id;
 	INIT_WORK(&q->work, svod_async_work);
+	spin_lock(&svod_async_queues_lock);
+	list_add_tail(&q->node, &svod_async_queues);
+	spin_unlock(&svod_async_queues_lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(svod_async_init);
 
@@ -426,6 +458,13 @@ static void svod_async_job_drop(struct svod_async *q, struct svod_async_job *job
 	 */
 	spin_lock_irqsave(&q->lock, irq);
 	spin_unlock_irqrestore(&q->lock, irq);
+	/* Neither queues the worker from now on: @q may go after the unreserve. */
+	if (job->in_fence) {
+		dma_fence_remove_callback(job->in_fence, &job->in_cb);
+		del_timer_sync(&job->in_timer);
+		dma_fence_put(job->in_fence);
+		job->in_fence = NULL;
+	}
 	svod_async_dma_unmap(job);
 	for (i = 0; i < job->nr_slices; i++) {
 		sl = &job->slices[i];
@@ -457,6 +496,23 @@ static void svod_async_job_drop(struct svod_async *q, struct svod_async_job *job
 	job->tier = NULL;
 }
 
+/* The in-fence signalled: the job may go. The signaller's context: no lock of ours. */
+static void svod_async_in_signalled(struct dma_fence *fence, struct dma_fence_cb *cb)
+{
+	struct svod_async_job *job = container_of(cb, struct svod_async_job, in_cb);
+
+	WRITE_ONCE(job->in_signalled, true);
+	queue_work(svod_async_wq, &job->q->work);
+}
+
+/* The wait for the in-fence is over: the worker ends the job (-ETIMEDOUT). */
+static void svod_async_in_timeout(struct timer_list *t)
+{
+	struct svod_async_job *job = from_timer(job, t, in_timer);
+
+	queue_work(svod_async_wq, &job->q->work);
+}
+
 /* The rest of a job, once its pages are pinned: its fence and works. */
 static void svod_async_job_setup(struct svod_async *q, struct svod_async_job *job)
 {
@@ -466,6 +522,7 @@ static void svod_async_job_setup(struct svod_async *q, struct svod_async_job *jo
 	job->turn.go = svod_async_dma_go;
 	INIT_DELAYED_WORK(&job->watchdog, svod_async_watchdog);
 	INIT_WORK(&job->cleanup, svod_async_cleanup);
+	timer_setup(&job->in_timer, svod_async_in_timeout, 0);
 	spin_lock_init(&job->lock);
 	snprintf(job->timeline, sizeof(job->timeline), "svod-%llu", q->client_id);
 	/* The seqno is set when the job is queued; nobody sees it before. */
@@ -700,6 +757,59 @@ free_job:
 EXPORT_SYMBOL_IF_KUNIT(svod_async_prepare_batch);
 
 /**
+ * svod_async_fence_from_fd() - the fence of a sync_file, for an in-fence
+ * @fd: the caller's fd
+ *
+ * Context: process context.
+ * Return: a reference on the fence (for a merged sync_file, its fence
+ * array); ERR_PTR(-EINVAL) for a negative @fd or an open file that is not
+ * a sync_file (a dma-buf, a pipe: sync_file_get_fence() finds none);
+ * ERR_PTR(-EBADF) for an @fd that is not open.
+ */
+struct dma_fence *svod_async_fence_from_fd(int fd)
+{
+	struct dma_fence *fence;
+	struct file *file;
+
+	if (fd < 0)
+		return ERR_PTR(-EINVAL);
+	file = fget(fd);
+	if (!file)
+		return ERR_PTR(-EBADF);
+	fput(file);
+	fence = sync_file_get_fence(fd);
+	return fence ?: ERR_PTR(-EINVAL);
+}
+EXPORT_SYMBOL_IF_KUNIT(svod_async_fence_from_fd);
+
+/**
+ * svod_async_wait_for() - make a prepared job wait for a fence first
+ * @job: from svod_async_prepare() or svod_async_prepare_batch(), not
+ *	submitted yet, with no in-fence
+ * @fence: the in-fence; the job takes its own reference
+ *
+ * The job, once submitted, starts only after @fence signalled, and then
+ * only if it signalled without an error; it ends, without moving a byte,
+ * with @fence's error, or -ETIMEDOUT if @fence has not signalled
+ * async_timeout_ms from now (see the top of the file). Nothing is
+ * allocated; svod_async_abort() undoes it with the rest.
+ *
+ * Context: process context.
+ */
+void svod_async_wait_for(struct svod_async_job *job, struct dma_fence *fence)
+{
+	unsigned int ms = READ_ONCE(svod_async_timeout_ms);
+
+	job->in_fence = dma_fence_get(fence);
+	job->in_expires = jiffies + msecs_to_jiffies(ms);
+	if (dma_fence_add_callback(fence, &job->in_cb, svod_async_in_signalled))
+		WRITE_ONCE(job->in_signalled, true);
+	else
+		mod_timer(&job->in_timer, job->in_expires);
+}
+EXPORT_SYMBOL_IF_KUNIT(svod_async_wait_for);
+
+/**
  * svod_async_abort() - undo svod_async_prepare() of a job never submitted
  * @q: the file's queue
  * @job: the job
@@ -907,6 +1017,51 @@ static int svod_async_run_batch(struct svod_async_job *job, u64 *moved)
 	if (entered)
 		svod_dev_tier_async_exit(entered);
 	return ret;
+}
+
+/* A tier of the job is being retired. */
+static bool svod_async_job_gone(struct svod_async_job *job)
+{
+	unsigned int i;
+
+	if (!job->slices)
+		return READ_ONCE(job->tier->async_closed);
+	for (i = 0; i < job->nr_slices; i++) {
+		if (READ_ONCE(job->slices[i].part.tier->async_closed))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The job at the head of the queue may leave it: it has no in-fence, or
+ * the fence signalled, or the wait is over (cancelled, a tier retired,
+ * past its time). Else it waits, and the jobs behind it with it.
+ */
+static bool svod_async_job_ready(struct svod_async_job *job)
+{
+	return !job->in_fence || READ_ONCE(job->in_signalled) ||
+	       READ_ONCE(job->cancel) || svod_async_job_gone(job) ||
+	       time_after_eq(jiffies, job->in_expires);
+}
+
+/*
+ * Why a dequeued job must end before it moves a byte: cancelled, its
+ * in-fence's error, or its wait ended without the fence (-ENODEV for a
+ * retired tier, else -ETIMEDOUT); 0 if it may start.
+ */
+static int svod_async_job_stop(struct svod_async_job *job)
+{
+	int status;
+
+	if (READ_ONCE(job->cancel))
+		return -ECANCELED;
+	if (!job->in_fence)
+		return 0;
+	status = dma_fence_get_status(job->in_fence);
+	if (status)
+		return min(status, 0);
+	return svod_async_job_gone(job) ? -ENODEV : -ETIMEDOUT;
 }
 
 /* Record the outcome and signal; in a signalling section, spinlocks only. */
@@ -1127,6 +1282,9 @@ static void svod_async_work(struct work_struct *work)
 		if (!q->running) {
 			job = list_first_entry_or_null(&q->queued,
 						       struct svod_async_job, node);
+			/* Waiting for its in-fence: queued again when it may go. */
+			if (job && !svod_async_job_ready(job))
+				job = NULL;
 			if (job) {
 				list_del_init(&job->node);
 				q->running = job;
@@ -1137,19 +1295,21 @@ static void svod_async_work(struct work_struct *work)
 			break;
 
 		moved = 0;
-		if (READ_ONCE(job->cancel)) {
-			/* Cancelled while queued: it ends here, in its turn. */
-			ret = -ECANCELED;
-		} else if (job->lane && svod_dev_tier_async_enter(job->tier)) {
+		/*
+		 * Cancelled while queued, or its in-fence failed or never came:
+		 * it ends here, in its turn.
+		 */
+		ret = svod_async_job_stop(job);
+		if (!ret && job->lane && svod_dev_tier_async_enter(job->tier)) {
 			/* @running until its end: svod_async_dma_finish(). */
 			svod_async_dma_start(job);
 			continue;
-		} else if (job->lane) {
+		} else if (!ret && job->lane) {
 			/* The tier is being retired: nothing touches its BAR. */
 			ret = -ENODEV;
-		} else if (job->slices) {
+		} else if (!ret && job->slices) {
 			ret = svod_async_run_batch(job, &moved);
-		} else {
+		} else if (!ret) {
 			ret = svod_async_run(q, job, &moved);
 		}
 		spin_lock_irqsave(&q->lock, irq);
@@ -1224,6 +1384,8 @@ void svod_async_cancel(struct svod_async *q, const void *key)
 	else
 		job = NULL;
 	spin_unlock_irqrestore(&q->lock, irq);
+	/* A job waiting for its in-fence at the head ends now. */
+	queue_work(svod_async_wq, &q->work);
 
 	/*
 	 * A DMA job waiting for its turn on the channel ends now, not after
@@ -1297,6 +1459,26 @@ void svod_async_hand_over(struct svod_async *q, const void *key,
 EXPORT_SYMBOL_IF_KUNIT(svod_async_hand_over);
 
 /**
+ * svod_async_tiers_retired() - end the waits for in-fences on retired tiers
+ *
+ * Every file's worker looks at its first job again: one waiting for its
+ * in-fence with a tier retired since then ends with -ENODEV, and the jobs
+ * behind it go on (to -ENODEV too if they are on that tier). Called after
+ * a device's tiers are retired; nothing waits here.
+ *
+ * Context: process context; takes the module's list lock.
+ */
+void svod_async_tiers_retired(void)
+{
+	struct svod_async *q;
+
+	spin_lock(&svod_async_queues_lock);
+	list_for_each_entry(q, &svod_async_queues, node)
+		queue_work(svod_async_wq, &q->work);
+	spin_unlock(&svod_async_queues_lock);
+}
+
+/**
  * svod_async_fini() - the file's release: cancel and forget everything
  * @q: the queue; no submission can come any more
  *
@@ -1317,6 +1499,9 @@ void svod_async_fini(struct svod_async *q)
 	 * the worker again: one flush and it is idle for good.
 	 */
 	wait_var_event(&q->inflight, svod_async_idle(q));
+	spin_lock(&svod_async_queues_lock);
+	list_del(&q->node);
+	spin_unlock(&svod_async_queues_lock);
 	flush_work(&q->work);
 	WARN_ON(q->pinned);
 	if (!q->ring)

@@ -27,6 +27,7 @@
 struct svod_dma_lane;
 struct file;
 struct svod_async_job;
+struct dma_fence;
 struct svod_bar;
 struct svod_dev_tier;
 struct seq_file;
@@ -49,6 +50,8 @@ struct seq_file;
  * @context: the fence context of the file's timeline
  * @client_id: the file's, for the timeline's name
  * @work: runs the queue, one job at a time
+ * @node: entry in the module's list of queues (its own lock), which
+ *	svod_async_tiers_retired() walks
  */
 struct svod_async {
 	/* Protects the members below but @work. */
@@ -62,6 +65,7 @@ struct svod_async {
 	u64 context;
 	u64 client_id;
 	struct work_struct work;
+	struct list_head node;
 };
 
 /**
@@ -119,6 +123,9 @@ int svod_async_submit(struct svod_async *q, struct svod_async_job *job,
 struct svod_async_job *svod_async_prepare_batch(struct svod_async *q,
 						const struct svod_async_part *parts,
 						unsigned int nr, unsigned int *failed);
+struct dma_fence *svod_async_fence_from_fd(int fd);
+void svod_async_wait_for(struct svod_async_job *job, struct dma_fence *fence);
+void svod_async_tiers_retired(void);
 void svod_async_abort(struct svod_async *q, struct svod_async_job *job);
 void svod_async_cancel(struct svod_async *q, const void *key);
 void svod_async_hand_over(struct svod_async *q, const void *key,

@@ -7,6 +7,7 @@
  * index in failed_entry, and nothing stays queued, pinned or reserved.
  */
 #include <kunit/visibility.h>
+#include <linux/dma-fence.h>
 #include <linux/file.h>
 #include <linux/mm.h>
 #include <linux/sched/signal.h>
@@ -199,10 +200,11 @@ static int svod_batch_queue(struct svod_file *sf,
  * svod_batch_ioctl() - SVOD_IOCTL_BATCH: queue many transfers as one
  * @sf: the file
  * @data: struct svod_batch; in: entries_ptr, nr_entries, entry_size,
- *	flags, pad; out: failed_entry (also on failure), seqno, fence_fd
+ *	flags, pad, in_fence_fd, pad2; out: failed_entry (also on failure),
+ *	seqno, fence_fd
  *
- * The struct's own errors come first (flags, pad, the count, the entry
- * size), then each entry in order: copied, checked as a single STAGE or
+ * The struct's own errors come first (flags, pads, the count, the entry
+ * size, the in-fence), then each entry in order: copied, checked as a single STAGE or
  * READ is (op, flags, handle, access, device, range, buffer), then every
  * buffer pinned, then the batch is queued (svod_async_prepare_batch(),
  * svod_async_submit()). A failure leaves nothing queued or pinned and
@@ -210,9 +212,11 @@ static int svod_batch_queue(struct svod_file *sf,
  * whole call).
  *
  * Context: process context; sleeps.
- * Return: 0; -EINVAL for unknown flags, a nonzero pad, no entries, a bad
- * entry_size (failed_entry 0), or an entry with an unknown op or nonzero
- * flags; -E2BIG for more than SVOD_BATCH_MAX_ENTRIES entries (failed_entry
+ * Return: 0; -EINVAL for unknown flags, a nonzero pad or pad2, an
+ * in_fence_fd without SVOD_BATCH_IN_FENCE, no entries, a bad entry_size
+ * (failed_entry 0), or an entry with an unknown op or nonzero flags; with
+ * IN_FENCE, -EINVAL or -EBADF as svod_async_fence_from_fd(); -E2BIG for
+ * more than SVOD_BATCH_MAX_ENTRIES entries (failed_entry
  * SVOD_BATCH_MAX_ENTRIES) or an entry whose bytes past the driver's struct
  * are not zero; -ESTALE, -EACCES, -ENODEV, -ERANGE, -EFAULT for an entry,
  * as single STAGE and READ; -ENOMEM; -EINTR on a fatal signal; the errnos
@@ -228,6 +232,7 @@ int svod_batch_ioctl(struct svod_file *sf, void *data)
 	struct svod_async_part *parts;
 	struct svod_async_job *job;
 	struct svod_batch_grant grant = {};
+	struct dma_fence *in_fence = NULL;
 	u32 i, nr_held = 0;
 	int ret;
 
@@ -235,7 +240,8 @@ int svod_batch_ioctl(struct svod_file *sf, void *data)
 	req->seqno = 0;
 	req->fence_fd = -1;
 	call->fence = NULL;
-	if ((req->flags & ~SVOD_BATCH_FLAGS) || req->pad || !req->nr_entries)
+	if ((req->flags & ~SVOD_BATCH_FLAGS) || req->pad || req->pad2 || !req->nr_entries ||
+	    (!(req->flags & SVOD_BATCH_IN_FENCE) && req->in_fence_fd))
 		return -EINVAL;
 	if (esize < SVOD_BATCH_ENTRY_SIZE_VER0 || esize > SVOD_BATCH_ENTRY_SIZE_MAX ||
 	    !IS_ALIGNED(esize, 8)) {
@@ -246,13 +252,18 @@ int svod_batch_ioctl(struct svod_file *sf, void *data)
 		req->failed_entry = SVOD_BATCH_MAX_ENTRIES;
 		return -E2BIG;
 	}
+	if (req->flags & SVOD_BATCH_IN_FENCE) {
+		in_fence = svod_async_fence_from_fd(req->in_fence_fd);
+		if (IS_ERR(in_fence))
+			return PTR_ERR(in_fence);
+	}
 
 	/* User-sized: a failure is the caller's -ENOMEM, not a warning. */
 	ret = -ENOMEM;
 	entries = kvmalloc_array(req->nr_entries, sizeof(*entries),
 				 GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!entries)
-		return ret;
+		goto put_in_fence;
 	parts = kvmalloc_array(req->nr_entries, sizeof(*parts),
 			       GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!parts)
@@ -279,6 +290,8 @@ int svod_batch_ioctl(struct svod_file *sf, void *data)
 		ret = PTR_ERR(job);
 		goto put_allocs;
 	}
+	if (in_fence)
+		svod_async_wait_for(job, in_fence);
 	ret = svod_batch_queue(sf, entries, parts, job, call);
 
 put_allocs:
@@ -292,9 +305,35 @@ free_parts:
 	kvfree(parts);
 free_entries:
 	kvfree(entries);
+put_in_fence:
+	dma_fence_put(in_fence);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(svod_batch_ioctl);
+
+/**
+ * svod_batch_ioctl_check() - BATCH's checks of the caller's size
+ * @data: struct svod_batch, as copied in
+ * @usize: the size of the caller's struct
+ *
+ * SVOD_BATCH_IN_FENCE needs @in_fence_fd in the caller's struct:
+ * SVOD_BATCH_SIZE_VER1.
+ *
+ * Context: any.
+ * Return: 0, or -EINVAL with the outputs an argument error leaves.
+ */
+int svod_batch_ioctl_check(void *data, size_t usize)
+{
+	struct svod_batch_call *call = data;
+
+	if (!(call->req.flags & SVOD_BATCH_IN_FENCE) || usize >= SVOD_BATCH_SIZE_VER1)
+		return 0;
+	call->req.failed_entry = ~0U;
+	call->req.seqno = 0;
+	call->req.fence_fd = -1;
+	call->fence = NULL;
+	return -EINVAL;
+}
 
 /**
  * svod_batch_ioctl_commit() - install a FENCE_FD's fd, its number written back

@@ -114,7 +114,7 @@ static const struct svod_ioctl_desc svod_ioctls[] = {
 		       NULL, svod_import_ioctl, svod_import_ioctl_unwind, NULL),
 	/* Written back first: a queued batch must not lose its seqno. */
 	SVOD_IOCTL_DEF(BATCH, SVOD_BATCH_SIZE_VER0, 0,
-		       SVOD_IOCTL_OUT_ON_ERROR | SVOD_IOCTL_PROBE, NULL,
+		       SVOD_IOCTL_OUT_ON_ERROR | SVOD_IOCTL_PROBE, svod_batch_ioctl_check,
 		       svod_batch_ioctl, svod_batch_ioctl_unwind, svod_batch_ioctl_commit),
 };
 

@@ -29,6 +29,7 @@ int svod_resolve_ioctl(struct svod_file *sf, void *data);
 int svod_stage_ioctl(struct svod_file *sf, void *data);
 int svod_read_ioctl(struct svod_file *sf, void *data);
 int svod_xfer_ioctl_check(void *data, size_t usize);
+int svod_batch_ioctl_check(void *data, size_t usize);
 void svod_xfer_ioctl_unwind(struct svod_file *sf, void *data);
 void svod_xfer_ioctl_commit(struct svod_file *sf, void *data);
 int svod_plan_ioctl(struct svod_file *sf, void *data);

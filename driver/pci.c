@@ -6,6 +6,7 @@
 #include <linux/module.h>
 #include <linux/pci.h>
 
+#include "async.h"
 #include "configfs.h"
 #include "dev.h"
 #include "svod.h"
@@ -75,6 +76,16 @@ static int svod_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	return 0;
 }
 
+/* Retires the device's tiers, as its unbind does. */
+static void svod_pci_retire(struct svod_dev *sdev)
+{
+	/* First: no commit may race with the tiers' retirement. */
+	svod_configfs_dev_unbind(sdev);
+	svod_dev_unregister(sdev);
+	/* Transfers still waiting for an in-fence on its tiers end now. */
+	svod_async_tiers_retired();
+}
+
 /*
  * Takes the device out of service: its declaration is detached and its
  * tiers are retired exactly as on an unbind (svod_dev_unregister(): calls
@@ -90,9 +101,7 @@ static void svod_pci_quiesce(struct svod_dev *sdev, int state, const char *why)
 			WRITE_ONCE(sdev->state, state);
 		return;
 	}
-	/* First: no commit may race with the tiers' retirement. */
-	svod_configfs_dev_unbind(sdev);
-	svod_dev_unregister(sdev);
+	svod_pci_retire(sdev);
 	WRITE_ONCE(sdev->state, state);
 	dev_warn(&sdev->pdev->dev, "%s: out of service, its tiers retired\n", why);
 }
@@ -124,10 +133,8 @@ static void svod_pci_remove(struct pci_dev *pdev)
 {
 	struct svod_dev *sdev = pci_get_drvdata(pdev);
 
-	if (sdev->state == SVOD_DEV_LIVE) {
-		svod_configfs_dev_unbind(sdev);
-		svod_dev_unregister(sdev);
-	}
+	if (sdev->state == SVOD_DEV_LIVE)
+		svod_pci_retire(sdev);
 }
 
 /*

@@ -5,6 +5,7 @@
  * outcome (ioctl.c copies these structs out on error too).
  */
 #include <kunit/visibility.h>
+#include <linux/dma-fence.h>
 #include <linux/file.h>
 #include <linux/ktime.h>
 #include <linux/uaccess.h>
@@ -114,6 +115,7 @@ static int svod_xfer(struct svod_file *sf, struct svod_xfer_call *call,
 		.flags = req->flags,
 		.to_device = to_device,
 	};
+	struct dma_fence *in_fence = NULL;
 	struct svod_allocation *alloc;
 	struct svod_async_job *job;
 	struct svod_dev_tier *tier;
@@ -131,12 +133,21 @@ static int svod_xfer(struct svod_file *sf, struct svod_xfer_call *call,
 	if ((req->flags & ~SVOD_XFER_FLAGS) || req->pad || req->pad2 ||
 	    (req->flags & SVOD_XFER_ENGINES) == SVOD_XFER_ENGINES ||
 	    ((req->flags & SVOD_XFER_FENCE_FD) && !(req->flags & SVOD_XFER_ASYNC)) ||
+	    ((req->flags & SVOD_XFER_IN_FENCE) && !(req->flags & SVOD_XFER_ASYNC)) ||
+	    (!(req->flags & SVOD_XFER_IN_FENCE) && req->in_fence_fd) || req->pad3 ||
 	    req->resume > req->length)
 		return -EINVAL;
+	if (req->flags & SVOD_XFER_IN_FENCE) {
+		in_fence = svod_async_fence_from_fd(req->in_fence_fd);
+		if (IS_ERR(in_fence))
+			return PTR_ERR(in_fence);
+	}
 	alloc = svod_allocation_get(sf, req->handle, to_device ?
 				    SVOD_ACCESS_WRITE : SVOD_ACCESS_READ, &key);
-	if (IS_ERR(alloc))
+	if (IS_ERR(alloc)) {
+		dma_fence_put(in_fence);
 		return PTR_ERR(alloc);
+	}
 	tier = alloc->tier;
 
 	ret = down_read_killable(&tier->io_sem);
@@ -152,7 +163,11 @@ static int svod_xfer(struct svod_file *sf, struct svod_xfer_call *call,
 	if (req->flags & SVOD_XFER_ASYNC) {
 		job = svod_xfer_prepare(sf, alloc, key, bar, &xfer);
 		up_read(&tier->io_sem);
-		ret = IS_ERR(job) ? PTR_ERR(job) : svod_xfer_queue(sf, key, job, call);
+		ret = PTR_ERR_OR_ZERO(job);
+		if (!ret && in_fence)
+			svod_async_wait_for(job, in_fence);
+		if (!ret)
+			ret = svod_xfer_queue(sf, key, job, call);
 		goto put_alloc;
 	}
 	ret = svod_stage_xfer(bar, &xfer, &tier->stats, &req->done);
@@ -168,6 +183,7 @@ put_alloc:
 		trace_svod_read(tier, req->handle, req->offset, req->length,
 				req->done, req->flags, ret, svod_trace_since(t0));
 	svod_allocation_put(alloc);
+	dma_fence_put(in_fence);
 	return ret;
 }
 
@@ -175,16 +191,21 @@ put_alloc:
  * svod_stage_ioctl() - SVOD_IOCTL_STAGE: user buffer to the allocation
  * @sf: the file
  * @data: struct svod_xfer; in: handle, offset, user_ptr, length, flags, pad,
- *	resume, pad2; out: done, also on failure, and resume on -ERESTARTSYS;
- *	with SVOD_XFER_ASYNC, seqno and fence_fd
+ *	resume, pad2, in_fence_fd, pad3; out: done, also on failure, and
+ *	resume on -ERESTARTSYS; with SVOD_XFER_ASYNC, seqno and fence_fd
  *
  * Context: process context; sleeps.
  * With SVOD_XFER_ASYNC the same checks are made in the same order, the
  * user buffer is pinned and the transfer queued (svod_async_prepare(),
- * svod_async_submit()); nothing moves before the call returns.
+ * svod_async_submit()); nothing moves before the call returns. With
+ * SVOD_XFER_IN_FENCE the transfer waits for that fence first
+ * (svod_async_wait_for()).
  *
- * Return: 0; -EINVAL for unknown flags, both engine bits, FENCE_FD without
- * ASYNC, a nonzero pad or pad2 or a resume beyond the length; -ESTALE if
+ * Return: 0; -EINVAL for unknown flags, both engine bits, FENCE_FD or
+ * IN_FENCE without ASYNC, an in_fence_fd without IN_FENCE, a nonzero pad,
+ * pad2 or pad3 or a resume beyond the length; with IN_FENCE, -EINVAL for a
+ * negative in_fence_fd or one that is not a sync_file, -EBADF for one that
+ * is not open (svod_async_fence_from_fd()); -ESTALE if
  * the handle is not live in @sf; -EACCES (STAGE) through a read-only
  * handle (SVOD_IOCTL_IMPORT); -ENODEV if the device is gone;
  * -ERESTARTSYS on a signal between two chunks; -EINTR on a fatal signal
@@ -220,6 +241,7 @@ EXPORT_SYMBOL_IF_KUNIT(svod_read_ioctl);
  *
  * SVOD_XFER_FENCE_FD needs @fence_fd in the caller's struct: a struct
  * shorter than SVOD_XFER_SIZE_VER2 could never learn the fd's number.
+ * SVOD_XFER_IN_FENCE needs @in_fence_fd: SVOD_XFER_SIZE_VER3.
  *
  * Context: any.
  * Return: 0, or -EINVAL with the outputs an argument error leaves.
@@ -228,7 +250,8 @@ int svod_xfer_ioctl_check(void *data, size_t usize)
 {
 	struct svod_xfer_call *call = data;
 
-	if (!(call->req.flags & SVOD_XFER_FENCE_FD) || usize >= SVOD_XFER_SIZE_VER2)
+	if ((!(call->req.flags & SVOD_XFER_FENCE_FD) || usize >= SVOD_XFER_SIZE_VER2) &&
+	    (!(call->req.flags & SVOD_XFER_IN_FENCE) || usize >= SVOD_XFER_SIZE_VER3))
 		return 0;
 	call->req.done = 0;
 	call->fence = NULL;

@@ -11,19 +11,26 @@
  * it, before pinning, and reserves nothing. svod_async_hand_over() gives
  * a queued job a reference it holds until after its signal, and the job
  * forgets its key: a cancellation by that key no longer reaches it.
+ * In-fences (a fence of the test's own): a job waits for one, and the job
+ * behind it waits too; its signal starts the job, its error fails the job
+ * with that error, and a cancellation ends a job whose in-fence never
+ * signals (its later signal finds the callback removed).
  */
 #include <kunit/test.h>
+#include <linux/delay.h>
 #include <linux/dma-fence.h>
 #include <linux/sizes.h>
+#include <linux/slab.h>
 
 #include "async.h"
 #include "fake_dev.h"
 #include "svod_test.h"
 #include "tier.h"
 
-/* A zero-length transfer of @tier on @q, queued; its fence, referenced. */
-static struct dma_fence *zero_job(struct kunit *test, struct svod_async *q,
-				  struct svod_dev_tier *tier, u64 *seqno)
+/* A zero-length transfer after @in (or none), queued; its fence, referenced. */
+static struct dma_fence *zero_job_after(struct kunit *test, struct svod_async *q,
+					struct svod_dev_tier *tier, struct dma_fence *in,
+					u64 *seqno)
 {
 	struct svod_async_req req = {
 		.tier = tier,
@@ -39,11 +46,131 @@ static struct dma_fence *zero_job(struct kunit *test, struct svod_async *q,
 	KUNIT_ASSERT_FALSE(test, IS_ERR(job));
 	/* The fence is the job's first member (see struct svod_async_job). */
 	fence = dma_fence_get((struct dma_fence *)job);
+	if (in)
+		svod_async_wait_for(job, in);
 	KUNIT_ASSERT_EQ(test, 0, svod_async_submit(q, job, false, seqno, &fence_fd,
 						   &fence_file));
 	KUNIT_EXPECT_EQ(test, -1, fence_fd);
 	KUNIT_EXPECT_NULL(test, fence_file);
 	return fence;
+}
+
+static struct dma_fence *zero_job(struct kunit *test, struct svod_async *q,
+				  struct svod_dev_tier *tier, u64 *seqno)
+{
+	return zero_job_after(test, q, tier, NULL, seqno);
+}
+
+/* The test's own fences: another driver's, as far as svod can tell. */
+static const char *in_fence_name(struct dma_fence *fence)
+{
+	return "svod-test";
+}
+
+static const struct dma_fence_ops in_fence_ops = {
+	.get_driver_name = in_fence_name,
+	.get_timeline_name = in_fence_name,
+};
+
+static DEFINE_SPINLOCK(in_fence_lock);
+
+static struct dma_fence *in_fence_new(struct kunit *test)
+{
+	struct dma_fence *f = kzalloc(sizeof(*f), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	dma_fence_init(f, &in_fence_ops, &in_fence_lock, dma_fence_context_alloc(1), 1);
+	return f;
+}
+
+/* Has transfer @seqno of @q ended? Its status in *@status if so. */
+static bool job_ended(struct svod_async *q, u64 seqno, int *status)
+{
+	u64 done;
+
+	return !svod_async_wait(q, seqno, 0, &done, status);
+}
+
+static void in_fence_signal_starts_job_and_the_next(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test, SZ_1M);
+	struct svod_dev_tier *tier = fake_dev_tier(test, fd, 0);
+	struct svod_async *q = kunit_kzalloc(test, sizeof(*q), GFP_KERNEL);
+	struct dma_fence *in = in_fence_new(test), *a, *b;
+	u64 s1 = 0, s2 = 0, done = 1;
+	int status = 1;
+
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	svod_async_init(q, 1);
+	a = zero_job_after(test, q, tier, in, &s1);
+	b = zero_job(test, q, tier, &s2);
+	/* A worker pass at least: neither may have ended. */
+	msleep(50);
+	KUNIT_EXPECT_FALSE(test, job_ended(q, s1, &status));
+	KUNIT_EXPECT_FALSE(test, job_ended(q, s2, &status));
+	dma_fence_signal(in);
+	KUNIT_EXPECT_EQ(test, 0, svod_async_wait(q, s1, S64_MAX, &done, &status));
+	KUNIT_EXPECT_EQ(test, 0, status);
+	KUNIT_EXPECT_EQ(test, 0, svod_async_wait(q, s2, S64_MAX, &done, &status));
+	KUNIT_EXPECT_EQ(test, 0, status);
+	svod_async_fini(q);
+	dma_fence_put(a);
+	dma_fence_put(b);
+	dma_fence_put(in);
+	svod_dev_tier_put(tier);
+}
+
+static void in_fence_error_fails_job_with_it(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test, SZ_1M);
+	struct svod_dev_tier *tier = fake_dev_tier(test, fd, 0);
+	struct svod_async *q = kunit_kzalloc(test, sizeof(*q), GFP_KERNEL);
+	struct dma_fence *in = in_fence_new(test), *a, *b;
+	u64 s1 = 0, s2 = 0, done = 1;
+	int status = 1;
+
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	svod_async_init(q, 1);
+	a = zero_job_after(test, q, tier, in, &s1);
+	b = zero_job(test, q, tier, &s2);
+	dma_fence_set_error(in, -EIO);
+	dma_fence_signal(in);
+	KUNIT_EXPECT_EQ(test, 0, svod_async_wait(q, s1, S64_MAX, &done, &status));
+	KUNIT_EXPECT_EQ(test, -EIO, status);
+	KUNIT_EXPECT_EQ(test, 0ULL, done);
+	KUNIT_EXPECT_EQ(test, -EIO, a->error);
+	/* The next job is not the in-fence's: it runs. */
+	KUNIT_EXPECT_EQ(test, 0, svod_async_wait(q, s2, S64_MAX, &done, &status));
+	KUNIT_EXPECT_EQ(test, 0, status);
+	svod_async_fini(q);
+	dma_fence_put(a);
+	dma_fence_put(b);
+	dma_fence_put(in);
+	svod_dev_tier_put(tier);
+}
+
+static void in_fence_never_signalled_cancel_ends_job(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_add(test, SZ_1M);
+	struct svod_dev_tier *tier = fake_dev_tier(test, fd, 0);
+	struct svod_async *q = kunit_kzalloc(test, sizeof(*q), GFP_KERNEL);
+	struct dma_fence *in = in_fence_new(test), *a;
+	u64 s1 = 0, done = 1;
+	int status = 1;
+
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	svod_async_init(q, 1);
+	a = zero_job_after(test, q, tier, in, &s1);
+	svod_async_cancel(q, q);
+	KUNIT_EXPECT_EQ(test, 0, svod_async_wait(q, s1, S64_MAX, &done, &status));
+	KUNIT_EXPECT_EQ(test, -ECANCELED, status);
+	/* Every cleanup has run: the callback is gone, the signal is harmless. */
+	svod_async_fini(q);
+	KUNIT_EXPECT_FALSE(test, dma_fence_is_signaled(in));
+	dma_fence_signal(in);
+	dma_fence_put(a);
+	dma_fence_put(in);
+	svod_dev_tier_put(tier);
 }
 
 static void timeline_compares_64_bits(struct kunit *test)
@@ -228,6 +355,9 @@ static struct kunit_case async_cases[] = {
 	KUNIT_CASE(batch_takes_one_timeline_value),
 	KUNIT_CASE(batch_pages_past_cap_efbig_at_entry),
 	KUNIT_CASE(hand_over_holds_reference_until_signal),
+	KUNIT_CASE(in_fence_signal_starts_job_and_the_next),
+	KUNIT_CASE(in_fence_error_fails_job_with_it),
+	KUNIT_CASE(in_fence_never_signalled_cancel_ends_job),
 	{}
 };
 

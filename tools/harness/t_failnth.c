@@ -31,6 +31,9 @@
  * transfer's completion runs in the driver's worker and allocates nothing.
  * A failed one leaves no fd open, also when the reply with the fd's number
  * was what could not be written (the fd is installed only after it).
+ * The same with an in-fence (another asynchronous transfer's sync_file)
+ * also sweeps the wait's setup (the fence's reference, its callback, the
+ * timer): a failure leaves no fd open and the in-fence's fd as it was.
  * BATCH sweeps the same for three entries (a STAGE, a READ, a STAGE; their
  * copy, the arrays, the pins, the job, the sync_file): a failed one also
  * leaves nothing in flight and no page pinned (fdinfo).
@@ -56,7 +59,7 @@
 #include "common.h"
 #include "tap.h"
 
-#define NR_CASES	17
+#define NR_CASES	18
 
 #define DBG		"/sys/kernel/debug"
 #define MAX_STEPS	4000
@@ -215,6 +218,7 @@ struct ictx {
 	int next_fd;		/* the lowest free fd number before the call */
 	long handles;		/* the file's live handles before the call */
 	uint64_t imported;	/* IMPORT's handle, 0 without one */
+	int in_fence;		/* an in-fence's sync_file, 0 without one */
 };
 
 /* done before a call: still there afterwards if the struct was not written. */
@@ -388,6 +392,53 @@ static int prep_stage_async(struct ictx *c)
 static int check_stage_async(struct ictx *c)
 {
 	return lowest_free_fd() == c->next_fd && check_resolves(c);
+}
+
+/* A zero-length asynchronous STAGE's sync_file: the next call's in-fence. */
+static int prep_stage_async_in_fence(struct ictx *c)
+{
+	struct svod_xfer x = { .flags = SVOD_XFER_ASYNC | SVOD_XFER_FENCE_FD };
+	int ret = prep_faulted(c);
+
+	x.handle = c->a.handle;
+	ret = ret ? ret : svod_ioctl(fd, SVOD_IOCTL_STAGE, &x);
+	if (!ret)
+		c->in_fence = x.fence_fd;
+	c->next_fd = lowest_free_fd();
+	return ret;
+}
+
+/* As stage_async, after the in-fence. */
+static int call_stage_async_in_fence(struct ictx *c)
+{
+	struct svod_xfer x = {
+		.handle = c->a.handle, .user_ptr = (uintptr_t)faulted, .length = c->len,
+		.flags = SVOD_XFER_ASYNC | SVOD_XFER_FENCE_FD | SVOD_XFER_IN_FENCE,
+		.fence_fd = -1, .in_fence_fd = c->in_fence,
+	};
+	struct svod_wait w = { .deadline_ns = INT64_MAX };
+	int ret = svod_ioctl(fd, SVOD_IOCTL_STAGE, &x);
+
+	if (ret)
+		return ret;
+	w.seqno = x.seqno;
+	ret = svod_ioctl(fd, SVOD_IOCTL_WAIT, &w);
+	if (x.fence_fd >= 0)
+		close(x.fence_fd);
+	return ret ? ret : w.status;
+}
+
+/* After a failed one: as stage_async, and the in-fence's fd still open. */
+static int check_stage_async_in_fence(struct ictx *c)
+{
+	return fcntl(c->in_fence, F_GETFD) >= 0 && check_stage_async(c);
+}
+
+static void undo_in_fence(struct ictx *c)
+{
+	if (c->in_fence > 0)
+		close(c->in_fence);
+	undo_free(c);
 }
 
 /* BATCH of three entries with a fence fd, then its end (as stage_async). */
@@ -742,6 +793,9 @@ int main(void)
 	sweep_ioctl("stage", xfer_ok, prep_faulted, call_stage, check_resolves, undo_free);
 	sweep_ioctl("stage_async", (const int[]){ -ENOMEM, -EFAULT, -EMFILE, 0 },
 		    prep_stage_async, call_stage_async, check_stage_async, undo_free);
+	sweep_ioctl("stage_async_in_fence", (const int[]){ -ENOMEM, -EFAULT, -EMFILE, 0 },
+		    prep_stage_async_in_fence, call_stage_async_in_fence,
+		    check_stage_async_in_fence, undo_in_fence);
 	sweep_ioctl("batch", (const int[]){ -ENOMEM, -EFAULT, -EMFILE, 0 },
 		    prep_stage_async, call_batch, check_batch, undo_free);
 	sweep_read_pressure();

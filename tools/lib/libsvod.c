@@ -668,7 +668,7 @@ int svod_read_interruptible(int fd, uint64_t handle, uint64_t offset, void *buf,
 
 /* One asynchronous submission; the driver checks everything else. */
 static int svod_xfer_async(int fd, unsigned long cmd, uint64_t handle, uint64_t offset,
-			   uintptr_t buf, uint64_t length, uint32_t flags,
+			   uintptr_t buf, uint64_t length, uint32_t flags, int in_fence_fd,
 			   uint64_t *seqno, int *fence_fd)
 {
 	struct svod_xfer x = {
@@ -678,7 +678,13 @@ static int svod_xfer_async(int fd, unsigned long cmd, uint64_t handle, uint64_t 
 		.length = length,
 		.flags = flags | SVOD_XFER_ASYNC | (fence_fd ? SVOD_XFER_FENCE_FD : 0),
 	};
-	int ret = svod_ioctl(fd, cmd, &x);
+	int ret;
+
+	if (in_fence_fd >= 0) {
+		x.flags |= SVOD_XFER_IN_FENCE;
+		x.in_fence_fd = in_fence_fd;
+	}
+	ret = svod_ioctl(fd, cmd, &x);
 
 	if (!ret) {
 		if (seqno)
@@ -716,7 +722,38 @@ int svod_stage_async(int fd, uint64_t handle, uint64_t offset, const void *buf,
 		     uint64_t length, uint32_t flags, uint64_t *seqno, int *fence_fd)
 {
 	return svod_xfer_async(fd, SVOD_IOCTL_STAGE, handle, offset, (uintptr_t)buf,
-			       length, flags, seqno, fence_fd);
+			       length, flags, -1, seqno, fence_fd);
+}
+
+/**
+ * svod_stage_async_after() - queue a STAGE that starts after a fence
+ * @fd: descriptor of /dev/svod
+ * @handle: the handle
+ * @offset: byte offset inside the allocation
+ * @buf: as svod_stage_async()
+ * @length: bytes
+ * @flags: as svod_stage_async()
+ * @in_fence_fd: a sync_file (svod's own fence fd or any driver's) the
+ *	transfer waits for before it starts (SVOD_XFER_IN_FENCE); the call
+ *	does not close it; -1 for none (then this is svod_stage_async())
+ * @seqno: as svod_stage_async()
+ * @fence_fd: as svod_stage_async()
+ *
+ * The file's later transfers wait behind this one. An in-fence that
+ * signals an error ends the transfer with that error, one that has not
+ * signalled after the driver's async_timeout_ms with -ETIMEDOUT; no byte
+ * moves then (svod_wait() or the fence says so).
+ *
+ * Context: any thread.
+ * Return: as svod_stage_async(); also -EBADF (@in_fence_fd not open) and
+ * -EINVAL (not a sync_file, or a driver older than in-fences).
+ */
+int svod_stage_async_after(int fd, uint64_t handle, uint64_t offset, const void *buf,
+			   uint64_t length, uint32_t flags, int in_fence_fd,
+			   uint64_t *seqno, int *fence_fd)
+{
+	return svod_xfer_async(fd, SVOD_IOCTL_STAGE, handle, offset, (uintptr_t)buf,
+			       length, flags, in_fence_fd, seqno, fence_fd);
 }
 
 /**
@@ -737,7 +774,30 @@ int svod_read_async(int fd, uint64_t handle, uint64_t offset, void *buf,
 		    uint64_t length, uint32_t flags, uint64_t *seqno, int *fence_fd)
 {
 	return svod_xfer_async(fd, SVOD_IOCTL_READ, handle, offset, (uintptr_t)buf,
-			       length, flags, seqno, fence_fd);
+			       length, flags, -1, seqno, fence_fd);
+}
+
+/**
+ * svod_read_async_after() - queue a READ that starts after a fence
+ * @fd: descriptor of /dev/svod
+ * @handle: the handle
+ * @offset: byte offset inside the allocation
+ * @buf: as svod_read_async()
+ * @length: bytes
+ * @flags: as svod_stage_async()
+ * @in_fence_fd: as svod_stage_async_after()
+ * @seqno: as svod_stage_async()
+ * @fence_fd: as svod_stage_async()
+ *
+ * Context: any thread.
+ * Return: as svod_stage_async_after().
+ */
+int svod_read_async_after(int fd, uint64_t handle, uint64_t offset, void *buf,
+			  uint64_t length, uint32_t flags, int in_fence_fd,
+			  uint64_t *seqno, int *fence_fd)
+{
+	return svod_xfer_async(fd, SVOD_IOCTL_READ, handle, offset, (uintptr_t)buf,
+			       length, flags, in_fence_fd, seqno, fence_fd);
 }
 
 /**
@@ -763,6 +823,27 @@ int svod_read_async(int fd, uint64_t handle, uint64_t offset, void *buf,
 int svod_batch(int fd, const struct svod_batch_entry *entries, uint32_t nr,
 	       uint64_t *seqno, int *fence_fd, uint32_t *failed)
 {
+	return svod_batch_after(fd, entries, nr, -1, seqno, fence_fd, failed);
+}
+
+/**
+ * svod_batch_after() - queue many transfers as one, started after a fence
+ * @fd: descriptor of /dev/svod
+ * @entries: as svod_batch()
+ * @nr: entries, 1..SVOD_BATCH_MAX_ENTRIES
+ * @in_fence_fd: a sync_file the batch waits for before its first entry
+ *	starts (SVOD_BATCH_IN_FENCE), as svod_stage_async_after(); -1 for none
+ * @seqno: as svod_batch()
+ * @fence_fd: as svod_batch()
+ * @failed: as svod_batch()
+ *
+ * Context: any thread.
+ * Return: as svod_batch(); also -EBADF and -EINVAL for @in_fence_fd, as
+ * svod_stage_async_after().
+ */
+int svod_batch_after(int fd, const struct svod_batch_entry *entries, uint32_t nr,
+		     int in_fence_fd, uint64_t *seqno, int *fence_fd, uint32_t *failed)
+{
 	struct svod_batch b = {
 		.entries_ptr = (uintptr_t)entries,
 		.nr_entries = nr,
@@ -770,7 +851,13 @@ int svod_batch(int fd, const struct svod_batch_entry *entries, uint32_t nr,
 		.failed_entry = ~0U,
 		.flags = fence_fd ? SVOD_BATCH_FENCE_FD : 0,
 	};
-	int ret = svod_ioctl(fd, SVOD_IOCTL_BATCH, &b);
+	int ret;
+
+	if (in_fence_fd >= 0) {
+		b.flags |= SVOD_BATCH_IN_FENCE;
+		b.in_fence_fd = in_fence_fd;
+	}
+	ret = svod_ioctl(fd, SVOD_IOCTL_BATCH, &b);
 
 	if (failed)
 		*failed = b.failed_entry;

@@ -105,11 +105,24 @@ int svod_read_async(int fd, uint64_t handle, uint64_t offset, void *buf,
 		    uint64_t length, uint32_t flags, uint64_t *seqno, int *fence_fd);
 int svod_wait(int fd, uint64_t seqno, int timeout_ms, int *status, uint64_t *done);
 /*
+ * The same, started only after an in-fence (a sync_file fd: svod's or any
+ * driver's) has signalled; -1 for none (Documentation/staging.rst,
+ * "In-fences").
+ */
+int svod_stage_async_after(int fd, uint64_t handle, uint64_t offset, const void *buf,
+			   uint64_t length, uint32_t flags, int in_fence_fd,
+			   uint64_t *seqno, int *fence_fd);
+int svod_read_async_after(int fd, uint64_t handle, uint64_t offset, void *buf,
+			  uint64_t length, uint32_t flags, int in_fence_fd,
+			  uint64_t *seqno, int *fence_fd);
+/*
  * SVOD_IOCTL_BATCH (Documentation/uapi.rst): many STAGE and READ entries
  * queued as one asynchronous transfer, one timeline value, one fence.
  */
 int svod_batch(int fd, const struct svod_batch_entry *entries, uint32_t nr,
 	       uint64_t *seqno, int *fence_fd, uint32_t *failed);
+int svod_batch_after(int fd, const struct svod_batch_entry *entries, uint32_t nr,
+		     int in_fence_fd, uint64_t *seqno, int *fence_fd, uint32_t *failed);
 
 /*
  * SVOD_IOCTL_PLAN: the kernel's planners (TLSF, BEST). The search for a

@@ -206,14 +206,17 @@ struct svod_resolve {
 /*
  * svod_xfer.flags: at most one engine bit (none means auto); ASYNC queues
  * the transfer and returns (SVOD_IOCTL_WAIT, Documentation/staging.rst);
- * FENCE_FD, with ASYNC only, also returns a sync_file for it.
+ * FENCE_FD, with ASYNC only, also returns a sync_file for it; IN_FENCE,
+ * with ASYNC only, makes it wait for the sync_file at @in_fence_fd first.
  */
 #define SVOD_XFER_CPU		_BITUL(0)
 #define SVOD_XFER_DMA		_BITUL(1)
 #define SVOD_XFER_ASYNC		_BITUL(2)
 #define SVOD_XFER_FENCE_FD	_BITUL(3)
+#define SVOD_XFER_IN_FENCE	_BITUL(4)
 #define SVOD_XFER_FLAGS		(SVOD_XFER_CPU | SVOD_XFER_DMA | \
-				 SVOD_XFER_ASYNC | SVOD_XFER_FENCE_FD)
+				 SVOD_XFER_ASYNC | SVOD_XFER_FENCE_FD | \
+				 SVOD_XFER_IN_FENCE)
 
 /**
  * struct svod_xfer - SVOD_IOCTL_STAGE (user to device) and SVOD_IOCTL_READ
@@ -243,6 +246,13 @@ struct svod_resolve {
  *	sync_file (O_CLOEXEC) that signals when the transfer ends, its
  *	status the transfer's errno if it failed. -1 otherwise.
  * @pad2: zero
+ * @in_fence_fd: in (since SVOD_XFER_SIZE_VER3), with SVOD_XFER_IN_FENCE: a
+ *	sync_file (svod's or any driver's) the transfer waits for before it
+ *	starts, without a thread; the file's later transfers wait behind it.
+ *	If it signals an error the transfer fails with that error, and if it
+ *	has not signalled async_timeout_ms after the submission with
+ *	ETIMEDOUT; either way no byte moves. 0 without the flag.
+ * @pad3: zero
  */
 struct svod_xfer {
 	__u64 handle;
@@ -256,11 +266,14 @@ struct svod_xfer {
 	__u64 seqno;
 	__s32 fence_fd;
 	__u32 pad2;
+	__s32 in_fence_fd;
+	__u32 pad3;
 };
 
 #define SVOD_XFER_SIZE_VER0	48	/* no @resume: a signal gives EINTR */
 #define SVOD_XFER_SIZE_VER1	56	/* no @seqno, @fence_fd */
-#define SVOD_XFER_SIZE_VER2	72
+#define SVOD_XFER_SIZE_VER2	72	/* no @in_fence_fd */
+#define SVOD_XFER_SIZE_VER3	80
 
 /**
  * struct svod_wait - SVOD_IOCTL_WAIT: the end of an asynchronous transfer
@@ -469,9 +482,13 @@ struct svod_batch_entry {
 /* Entries one SVOD_IOCTL_BATCH takes at most (-E2BIG beyond). */
 #define SVOD_BATCH_MAX_ENTRIES	4096
 
-/* svod_batch.flags: FENCE_FD also returns a sync_file for the batch. */
+/*
+ * svod_batch.flags: FENCE_FD also returns a sync_file for the batch;
+ * IN_FENCE makes the batch wait for the sync_file at @in_fence_fd first.
+ */
 #define SVOD_BATCH_FENCE_FD	_BITUL(0)
-#define SVOD_BATCH_FLAGS	SVOD_BATCH_FENCE_FD
+#define SVOD_BATCH_IN_FENCE	_BITUL(1)
+#define SVOD_BATCH_FLAGS	(SVOD_BATCH_FENCE_FD | SVOD_BATCH_IN_FENCE)
 
 /**
  * struct svod_batch - SVOD_IOCTL_BATCH: many transfers, one timeline value
@@ -489,6 +506,10 @@ struct svod_batch_entry {
  * @fence_fd: out, with SVOD_BATCH_FENCE_FD: a sync_file (O_CLOEXEC) that
  *	signals when the whole batch ends; -1 otherwise
  * @pad: zero
+ * @in_fence_fd: in (since SVOD_BATCH_SIZE_VER1), with SVOD_BATCH_IN_FENCE:
+ *	a sync_file the batch waits for before its first entry starts, as
+ *	svod_xfer.in_fence_fd; 0 without the flag
+ * @pad2: zero
  *
  * The batch is asynchronous: every entry is checked and its user buffer
  * pinned before any is queued; one bad entry fails the call and nothing is
@@ -504,9 +525,12 @@ struct svod_batch {
 	__u64 seqno;
 	__s32 fence_fd;
 	__u32 pad;
+	__s32 in_fence_fd;
+	__u32 pad2;
 };
 
-#define SVOD_BATCH_SIZE_VER0	40
+#define SVOD_BATCH_SIZE_VER0	40	/* no @in_fence_fd */
+#define SVOD_BATCH_SIZE_VER1	48
 
 #define SVOD_IOCTL_QUERY	_IOWR(SVOD_IOCTL_MAGIC, 0x00, struct svod_query)
 #define SVOD_IOCTL_ALLOC	_IOWR(SVOD_IOCTL_MAGIC, 0x01, struct svod_alloc)

@@ -26,6 +26,7 @@ XFER_CPU = 1 << 0
 XFER_DMA = 1 << 1
 XFER_ASYNC = 1 << 2
 XFER_FENCE_FD = 1 << 3
+XFER_IN_FENCE = 1 << 4
 PLAN_ALLOC = 1
 PLAN_FREE = 2
 PLAN_TLSF = 0
@@ -34,6 +35,7 @@ PLAN_NO_OFFSET = (1 << 64) - 1
 BATCH_STAGE = 1
 BATCH_READ = 2
 BATCH_FENCE_FD = 1 << 0
+BATCH_IN_FENCE = 1 << 1
 BATCH_MAX_ENTRIES = 4096
 
 u32 = ctypes.c_uint32
@@ -95,6 +97,7 @@ class Xfer(ctypes.Structure):
         ("handle", u64), ("offset", u64), ("user_ptr", u64), ("length", u64),
         ("flags", u32), ("pad", u32), ("done", u64), ("resume", u64),
         ("seqno", u64), ("fence_fd", ctypes.c_int32), ("pad2", u32),
+        ("in_fence_fd", ctypes.c_int32), ("pad3", u32),
     ]
 
 
@@ -156,6 +159,7 @@ class Batch(ctypes.Structure):
     _fields_ = [
         ("entries_ptr", u64), ("nr_entries", u32), ("entry_size", u32), ("flags", u32),
         ("failed_entry", u32), ("seqno", u64), ("fence_fd", ctypes.c_int32), ("pad", u32),
+        ("in_fence_fd", ctypes.c_int32), ("pad2", u32),
     ]
 
 

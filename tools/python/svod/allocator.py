@@ -250,30 +250,42 @@ class StorageAllocator:
         del keep
         return bytes(buf)
 
-    def stage_async(self, handle, data, *, offset=0, engine=None):
+    def stage_async(self, handle, data, *, offset=0, engine=None, after=None):
         """Queue a write of ``data`` into the handle's allocation and return
         at once: a :class:`svod.transfer.Transfer` (``done()``,
         ``result()``, ``fileno()``, ``await``). The driver makes every check
         :meth:`stage` makes before it returns; ``data`` is kept alive, and
         must not change, until the transfer ends. ``engine``: ``None``,
         ``"auto"``, ``"cpu"`` or ``"dma"``.
-        Raises as :meth:`stage`, and :class:`OSError` ``EAGAIN`` when the
-        file has too many transfers in flight (wait for one)."""
+        ``after``: an in-fence the transfer waits for before it starts: a
+        sync_file descriptor (an ``int``: svod's or any driver's, the call
+        does not close it) or a :class:`svod.transfer.Transfer` of svod's
+        own, not closed yet (its fence; it may be of another
+        :class:`Allocator`). An in-fence that fails fails the transfer with
+        its error, one not signalled within the driver's
+        ``async_timeout_ms`` with ``ETIMEDOUT``; nothing moves then.
+        Raises as :meth:`stage`, :class:`OSError` ``EAGAIN`` when the
+        file has too many transfers in flight (wait for one), ``EBADF`` or
+        ``EINVAL`` for an ``after`` fd that is not open or not a sync_file,
+        and :class:`ValueError` for a closed Transfer."""
         kernel_handle, _, capacity = self._resolve(handle)
         addr, nbytes, keep = _buffer(data)
         _check_span(capacity, offset, nbytes, reading=False)
-        x = self._submit(_abi.IOCTL_STAGE, kernel_handle, offset, addr, nbytes, engine, "stage")
+        x = self._submit(_abi.IOCTL_STAGE, kernel_handle, offset, addr, nbytes, engine, "stage",
+                         after)
         return Transfer(self._fileno(), x.seqno, x.fence_fd, nbytes, keep, what="stage")
 
-    def read_async(self, handle, nbytes=None, offset=0, *, engine=None):
+    def read_async(self, handle, nbytes=None, offset=0, *, engine=None, after=None):
         """Queue a read of ``nbytes`` (default: the rest of the grant) from
         byte ``offset``; the :class:`svod.transfer.Transfer`'s ``result()``
-        (or ``await``) gives the ``bytes``."""
+        (or ``await``) gives the ``bytes``. ``after``: an in-fence, as for
+        :meth:`stage_async`."""
         kernel_handle, _, capacity = self._resolve(handle)
         nbytes = _check_span(capacity, offset, nbytes, reading=True)
         buf = bytearray(nbytes)
         addr, _, keep = _buffer(buf)
-        x = self._submit(_abi.IOCTL_READ, kernel_handle, offset, addr, nbytes, engine, "read")
+        x = self._submit(_abi.IOCTL_READ, kernel_handle, offset, addr, nbytes, engine, "read",
+                         after)
         return Transfer(self._fileno(), x.seqno, x.fence_fd, nbytes, keep, out=buf, what="read")
 
     def map(self, handle):
@@ -415,11 +427,18 @@ class StorageAllocator:
             raise self._stale(handle)
         return kernel_handle, req.device_addr, req.capacity
 
-    def _submit(self, cmd, kernel_handle, offset, addr, length, engine, what):
+    def _submit(self, cmd, kernel_handle, offset, addr, length, engine, what, after=None):
         if engine not in _ENGINES:
             raise ValueError(f"engine must be one of None, 'auto', 'cpu', 'dma', not {engine!r}")
         x = _abi.Xfer(handle=kernel_handle, offset=offset, user_ptr=addr or 0, length=length,
                       flags=_ENGINES[engine] | _abi.XFER_ASYNC | _abi.XFER_FENCE_FD)
+        if after is not None:
+            # A Transfer gives its sync_file (fileno() raises once closed).
+            in_fd = after if isinstance(after, int) else after.fileno()
+            if isinstance(in_fd, bool) or not isinstance(in_fd, int) or in_fd < 0:
+                raise ValueError(f"after must be a sync_file fd or a Transfer, not {after!r}")
+            x.flags |= _abi.XFER_IN_FENCE
+            x.in_fence_fd = in_fd
         while True:
             try:
                 _abi.ioctl(self._fileno(), cmd, x)

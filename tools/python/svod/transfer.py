@@ -37,7 +37,10 @@ class Transfer:
     until the transfer has ended: dropping the object waits for the end
     first, so memory Python reuses is never written by the device. Its
     descriptor is closed by :meth:`result` (once it succeeds or raises the
-    transfer's error), by :meth:`close` or when the object goes.
+    transfer's error), by :meth:`close` or when the object goes. Until then
+    it can be another transfer's in-fence (``stage_async(...,
+    after=transfer)``, any allocator's), or be handed to another driver as
+    a sync_file (:meth:`fileno`).
     """
 
     def __init__(self, fd, seqno, fence_fd, length, keep, out=None, what="transfer"):

@@ -87,3 +87,56 @@ def test_dropping_a_transfer_waits_for_it(alloc):
     del t                                               # waits, then closes
     with pytest.raises(OSError):
         os.fstat(fd)
+
+
+def test_after_another_allocators_transfer(alloc, shape):
+    """A read of another open file waits for this file's stage (in-fence)."""
+    import svod
+    h = alloc.allocate(32 * MIB, mappable=True)
+    data = pattern(32 * MIB, 3)
+    with svod.StorageAllocator(path=DEVICE, **shape) as other:
+        with alloc.export(h) as dmabuf:
+            h2 = other.import_fd(dmabuf)
+        t = alloc.stage_async(h, data)
+        r = other.read_async(h2, MIB, offset=31 * MIB, after=t)
+        assert r.result(timeout=60) == data[31 * MIB:]
+        assert t.done()
+        other.free(h2)
+
+
+def test_after_a_failed_transfer_fails_alike(alloc):
+    h = alloc.allocate(16 * MIB)
+    y = alloc.allocate(MIB)
+    data, small = pattern(16 * MIB, 1), pattern(MIB, 2)
+    ahead = [alloc.stage_async(h, data) for _ in range(3)]
+    cancelled = alloc.stage_async(y, small)
+    alloc.free(y)                                       # 48 MiB ahead: ECANCELED
+    z = alloc.allocate(MIB)
+    t = alloc.stage_async(z, pattern(MIB, 4), after=cancelled)
+    with pytest.raises(OSError) as exc:
+        t.result(timeout=60)
+    assert exc.value.errno == errno.ECANCELED
+    assert alloc.read(z) == bytes(MIB)                  # no byte moved
+    for a in ahead:
+        a.result(timeout=60)
+
+
+def test_after_refuses_bad_fences(alloc):
+    h = alloc.allocate(MIB)
+    r, w = os.pipe()
+    try:
+        with pytest.raises(ValueError) as exc:          # EINVAL: not a sync_file
+            alloc.stage_async(h, b"x", after=r)
+        assert exc.value.errno == errno.EINVAL
+    finally:
+        os.close(r)
+        os.close(w)
+    with pytest.raises(OSError) as exc:
+        alloc.stage_async(h, b"x", after=r)             # closed now
+    assert exc.value.errno == errno.EBADF
+    t = alloc.stage_async(h, b"y")
+    t.result(timeout=60)
+    with pytest.raises(ValueError):
+        alloc.stage_async(h, b"x", after=t)             # its fence fd is closed
+    with pytest.raises(ValueError):
+        alloc.stage_async(h, b"x", after=-1)
