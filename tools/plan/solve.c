@@ -8,6 +8,10 @@
  * Documentation/planner-search.rst keeps how each rule was measured and
  * what was tried and dropped.
  *
+ * This file holds the entry point, the portfolio's threads and the time
+ * segments; the rest of the search is in the solve_*.c files beside it,
+ * one per concern (solve_internal.h lists them and what they share).
+ *
  * Time steps. Each run of ALLOC events with no FREE between is one step;
  * buffer b lives over steps [lo, hi): lo its run, hi the runs begun before
  * its FREE (all of them if never freed). Two buffers meet in the events iff

@@ -39,7 +39,6 @@ extern atomic_ulong solve_test_runs;
 extern atomic_uint solve_test_run_bad;
 #endif
 
-
 #pragma GCC visibility push(hidden)
 
 #ifdef SOLVE_NODE_CLOCK
@@ -440,7 +439,6 @@ static inline uint64_t solve_rand(struct solver *s)
 	s->rng ^= s->rng >> 27;
 	return s->rng * 0x2545F4914F6CDD1DULL;
 }
-
 
 /* solve_state.c */
 int tree_init(struct solve_tree *t, uint32_t steps, const uint64_t *val);
