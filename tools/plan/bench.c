@@ -461,7 +461,7 @@ static uint32_t small_trace(uint64_t *st, uint32_t nb, unsigned int free_pct, ui
 	return n;
 }
 
-/* solve.c (libsvodplan) built with no table of proven states, no backjumps (Makefile). */
+/* The search (solve*.c) built with no table of proven states, no backjumps (Makefile). */
 int svod_plan_solve_plain(const struct svod_plan_event *ev, uint32_t n,
 			  const struct svod_solve_params *p, const uint64_t *hint,
 			  uint64_t *offsets, struct svod_solve_result *res);
@@ -518,7 +518,7 @@ static int proofs_alike(struct svod_plan_event *ev, u64 *off, int traces, uint64
 }
 
 /*
- * The proven states (solve.c's table) lose no plan: on 300 small random
+ * The proven states (solve_state.c's table) lose no plan: on 300 small random
  * traces (aligned, 10-17 buffers), where the search with and the search
  * without the table (nor backjumping) both prove their peak optimal, the
  * peaks are equal; and a 790-buffer known-optimum instance of ten time
@@ -544,7 +544,7 @@ static int check_proofs(struct svod_plan_event *ev, u64 *off)
 }
 
 /*
- * Backjumping (solve.c) loses no plan: on 400 small random traces of 14-25
+ * Backjumping (solve_dfs.c) loses no plan: on 400 small random traces of 14-25
  * buffers, where the search and the one with neither backjumps nor the
  * table of proven states (svod_plan_solve_plain) both prove their peak
  * optimal, the peaks are equal. A failure explained by too few steps (a
@@ -692,7 +692,7 @@ static int check_stop(struct svod_plan_event *ev, u64 *off, u64 *off2)
 
 /*
  * Above the lower bound, the portfolio's searches work from the deeper of
- * their two paths (solve.c's solve_exchange()). On a known-optimum
+ * their two paths (solve_control.c's solve_exchange()). On a known-optimum
  * instance neither meets the bound in 0.4 s (--hard's 823-buffer one,
  * seed 558: the first search's path holds some 400 buffers, the second's
  * 700), one takes the other's path, and every frame replayed (its own or
@@ -730,8 +730,8 @@ static int check_share(struct svod_plan_event *ev, u64 *off, u64 *off2)
 
 /*
  * The search finds the runs of equal floors from a bit per step that says
- * where the floor changes (solve.c's solve_run()). The test build checks
- * each run it finds against a scan of the floors: on a known-optimum
+ * where the floor changes (solve_valley.c's solve_run()). The test build
+ * checks each run it finds against a scan of the floors: on a known-optimum
  * instance of 823 buffers (353 steps, floors scanned) and one of 5000
  * (more than 1024 steps: a tree over them), 0.2 s each, none differs.
  */
@@ -784,8 +784,8 @@ static int solve_nodes(uint64_t seed, uint64_t granule, unsigned int shape,
 
 /*
  * While the search at the lower bound gets deeper it is given more of the
- * budget (solve.c's solve_at_bound()). With one search and a clock of a
- * million nodes a second (the same search every run), a known-optimum
+ * budget (solve_control.c's solve_at_bound()). With one search and a clock
+ * of a million nodes a second (the same search every run), a known-optimum
  * instance (seed 1967: 1-byte sizes, pinwheels) meets the bound within
  * 1 s only in that extra time: with half the budget at the bound, the
  * plan ends 1.0016x the optimum.
@@ -810,11 +810,11 @@ static int check_extend(struct svod_plan_event *ev, u64 *off, u64 *off2)
  * Two rules above the bound, each checked with one search and the node
  * clock on a known-optimum instance that misses the bound in 1 s, whose
  * plan must end at most @limit thousandths of the optimum:
- * - every other restart follows the incumbent (solve.c's solve_shuffle()):
+ * - every other restart follows the incumbent (solve_cand.c's solve_shuffle()):
  *   seed 1566 (839 buffers, 256-byte sizes, pinwheels) ends 1.043x the
  *   optimum, 1.080x unguided;
  * - half the restarts below a path take the deepest one found at a target
- *   not reached, where it is deeper than the one at the bound (solve.c's
+ *   not reached, where it is deeper than the one at the bound (solve_dfs.c's
  *   solve_save_up()): seed 5010 of coarse time (643 buffers) ends 1.133x,
  *   1.188x with the path at the bound alone (-DSOLVE_UP=0).
  */
