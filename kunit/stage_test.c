@@ -364,7 +364,7 @@ static void check_flags_invalid(struct kunit *test)
 
 	req.flags = SVOD_XFER_CPU | SVOD_XFER_DMA;
 	KUNIT_EXPECT_EQ(test, -EINVAL, svod_stage_check(&ctx->bar, &req));
-	req.flags = 1U << 4;
+	req.flags = 1U << 31;
 	KUNIT_EXPECT_EQ(test, -EINVAL, svod_stage_check(&ctx->bar, &req));
 	req.flags = SVOD_XFER_FENCE_FD;
 	KUNIT_EXPECT_EQ(test, -EINVAL, svod_stage_check(&ctx->bar, &req));

@@ -162,7 +162,7 @@ static const struct bad bads[] = {
 	F(2, svod_free, flags, 0x80000000, -EINVAL),
 	F(2, svod_free, pad, 1, -EINVAL),
 	F(3, svod_resolve, flags, 1, -EINVAL),
-	F(4, svod_xfer, flags, 0x10, -EINVAL),
+	F(4, svod_xfer, flags, 0x80000000, -EINVAL),
 	F(4, svod_xfer, flags, 3, -EINVAL),
 	F(4, svod_xfer, flags, 7, -EINVAL),
 	F(4, svod_xfer, flags, 8, -EINVAL),

@@ -220,7 +220,7 @@ static void test_flags_and_pad(void)
 		  "handle_survives_rejected_free_and_resolve");
 
 	x = (struct svod_xfer){ .handle = live.handle, .user_ptr = (uintptr_t)buf,
-				.length = sizeof(buf), .flags = 1U << 4 };
+				.length = sizeof(buf), .flags = 1U << 31 };
 	tap_errno(svod_ioctl(fd, SVOD_IOCTL_STAGE, &x), -EINVAL, "stage_unknown_flag_einval");
 	x.flags = SVOD_XFER_CPU | SVOD_XFER_DMA;
 	tap_errno(svod_ioctl(fd, SVOD_IOCTL_STAGE, &x), -EINVAL, "stage_both_engines_einval");
@@ -228,7 +228,7 @@ static void test_flags_and_pad(void)
 	x.pad = 1;
 	tap_errno(svod_ioctl(fd, SVOD_IOCTL_STAGE, &x), -EINVAL, "stage_nonzero_pad_einval");
 	x.pad = 0;
-	x.flags = 1U << 4;
+	x.flags = 1U << 31;
 	tap_errno(svod_ioctl(fd, SVOD_IOCTL_READ, &x), -EINVAL, "read_unknown_flag_einval");
 	x.flags = 0;
 	x.pad = 1;
