@@ -213,8 +213,11 @@ static void test_param(uint64_t orig)
 }
 
 /*
- * Allocates until an error, or until the budget says the whole fill would
- * not fit (then *@err is -ETIME); returns the count, the error in @err.
+ * Allocates until an error, or until the budget says the whole fill and the
+ * close that frees it all again would not fit (then *@err is -ETIME; the
+ * close takes about as long as the fill: 59 s and 51 s on the test kernel
+ * of one run, where the fill alone was projected within budget); returns
+ * the count, the error in @err.
  */
 static unsigned int fill(int fd, int *err)
 {
@@ -225,7 +228,7 @@ static unsigned int fill(int fd, int *err)
 	while (!(*err = svod_alloc(fd, tier.id, SMALL, 0, &a)) && n <= LARGEST_MAX) {
 		n++;
 		if (n == PROBE && !full &&
-		    (now_s() - t0) * LARGEST_MAX / PROBE > BUDGET_S) {
+		    2 * (now_s() - t0) * LARGEST_MAX / PROBE > BUDGET_S) {
 			*err = -ETIME;
 			break;
 		}
@@ -254,8 +257,8 @@ static void test_largest(void)
 			 (unsigned long long)free_before);
 	tap_diag("%u allocations in %.1f s", n, now_s() - t0);
 	if (err == -ETIME) {
-		snprintf(why, sizeof(why), "%u allocations would take %.0f s here",
-			 LARGEST_MAX, (now_s() - t0) * LARGEST_MAX / n);
+		snprintf(why, sizeof(why), "%u allocations and their close would take %.0f s here",
+			 LARGEST_MAX, 2 * (now_s() - t0) * LARGEST_MAX / n);
 		tap_skip(why, "largest_max_handles_allocates_%u", LARGEST_MAX);
 		tap_skip(why, "largest_max_handles_then_emfile");
 	} else {
