@@ -44,6 +44,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "drm_uapi.h"
 #include "tap.h"
 
 #define NR_VGEM		5
@@ -505,78 +506,6 @@ static void test_unbind(void)
 		tier = t2;
 }
 
-/* include/uapi/drm/drm.h, drm_mode.h, vgem_drm.h (no libdrm headers here). */
-struct drm_prime_handle {
-	uint32_t handle;
-	uint32_t flags;
-	int32_t fd;
-};
-
-struct drm_mode_create_dumb {
-	uint32_t height;
-	uint32_t width;
-	uint32_t bpp;
-	uint32_t flags;
-	uint32_t handle;
-	uint32_t pitch;
-	uint64_t size;
-};
-
-struct drm_version {
-	int version_major;
-	int version_minor;
-	int version_patchlevel;
-	size_t name_len;
-	char *name;
-	size_t date_len;
-	char *date;
-	size_t desc_len;
-	char *desc;
-};
-
-struct drm_vgem_fence_attach {
-	uint32_t handle;
-	uint32_t flags;
-	uint32_t out_fence;
-	uint32_t pad;
-};
-
-struct drm_vgem_fence_signal {
-	uint32_t fence;
-	uint32_t flags;
-};
-
-#define VGEM_FENCE_WRITE		0x1
-#define DRM_IOCTL_VERSION		_IOWR('d', 0x00, struct drm_version)
-#define DRM_IOCTL_PRIME_HANDLE_TO_FD	_IOWR('d', 0x2d, struct drm_prime_handle)
-#define DRM_IOCTL_MODE_CREATE_DUMB	_IOWR('d', 0xB2, struct drm_mode_create_dumb)
-#define DRM_IOCTL_VGEM_FENCE_ATTACH	_IOWR('d', 0x41, struct drm_vgem_fence_attach)
-#define DRM_IOCTL_VGEM_FENCE_SIGNAL	_IOW('d', 0x42, struct drm_vgem_fence_signal)
-
-/* An open card of the vgem driver, or -1. */
-static int open_vgem(void)
-{
-	char path[64], name[32];
-	struct drm_version v;
-	unsigned int i;
-	int f;
-
-	for (i = 0; i < 16; i++) {
-		snprintf(path, sizeof(path), "/dev/dri/card%u", i);
-		f = open(path, O_RDWR | O_CLOEXEC);
-		if (f < 0)
-			continue;
-		memset(&v, 0, sizeof(v));
-		memset(name, 0, sizeof(name));
-		v.name = name;
-		v.name_len = sizeof(name) - 1;
-		if (!ioctl(f, DRM_IOCTL_VERSION, &v) && !strcmp(name, "vgem"))
-			return f;
-		close(f);
-	}
-	return -1;
-}
-
 /*
  * A vgem fence, unsignalled: a new dumb buffer with a write fence attached
  * (*@fence, for VGEM_FENCE_SIGNAL), exported as a sync_file (*@sfd) from
@@ -648,7 +577,7 @@ static void test_vgem(void)
 	uint32_t vf = 0;
 	void *map = NULL;
 	size_t map_len = 0;
-	int card = open_vgem(), f = -1, sfd = -1, dbuf = -1, ret, r2 = -1, held = 0, moved = 0;
+	int card = ht_open_vgem(), f = -1, sfd = -1, dbuf = -1, ret, r2 = -1, held = 0, moved = 0;
 	int st = 0, vst = -2, rb = -1, i;
 
 	if (card < 0) {
