@@ -595,6 +595,30 @@ static void test_sentinel(uint64_t seed)
 		tap_diag("svod-bar-sentinel: %llu 0x%02x", (unsigned long long)size, SENTINEL);
 }
 
+/*
+ * An asynchronous DMA STAGE of DMA_LEN bytes of 0x77 on tier @id (seconds
+ * under TCG), on a file of its own (*@dfd, -1 if none opened): its
+ * allocation, source (free it) and timeline value. Returns 0 or the errno
+ * of the first step that failed (-EOPNOTSUPP: no DMA_MEMCPY channel).
+ */
+static int dma_in_flight(uint32_t id, int *dfd, struct svod_alloc *da, uint8_t **dsrc,
+			 uint64_t *dseq)
+{
+	int ret;
+
+	*dfd = ht_open();
+	ret = *dfd < 0 ? *dfd : svod_alloc(*dfd, id, DMA_LEN, 0, da);
+	*dsrc = malloc(DMA_LEN);
+	if (!*dsrc)
+		ret = -ENOMEM;
+	if (!ret) {
+		memset(*dsrc, 0x77, DMA_LEN);
+		ret = svod_stage_async(*dfd, da->handle, 0, *dsrc, DMA_LEN, SVOD_XFER_DMA, dseq,
+				       NULL);
+	}
+	return ret;
+}
+
 /* How test_recover() takes the device out of service and back. */
 enum recover_how { RESET, AER_NONFATAL, AER_FATAL, NR_HOW };
 
@@ -704,15 +728,7 @@ static void test_recover(uint64_t seed, enum recover_how how)
 	sh.id = t1.id;
 	sh.setup = -EAGAIN;
 	sh_ret = pthread_create(&sh.thread, NULL, share, &sh);
-	dfd = ht_open();
-	dret = dfd < 0 ? dfd : svod_alloc(dfd, t1.id, DMA_LEN, 0, &da);
-	dsrc = malloc(DMA_LEN);
-	if (!dsrc)
-		dret = -ENOMEM;
-	if (!dret) {
-		memset(dsrc, 0x77, DMA_LEN);
-		dret = svod_stage_async(dfd, da.handle, 0, dsrc, DMA_LEN, SVOD_XFER_DMA, &dseq, NULL);
-	}
+	dret = dma_in_flight(t1.id, &dfd, &da, &dsrc, &dseq);
 	usleep(500 * 1000);
 	ms = now_ms();
 	if (how == RESET) {
@@ -828,15 +844,7 @@ static void test_unbind_load(uint64_t seed)
 	}
 	start_loaders(l, t1.id, seed);
 	/* And an asynchronous DMA STAGE in flight (seconds under TCG). */
-	dfd = ht_open();
-	dret = dfd < 0 ? dfd : svod_alloc(dfd, t1.id, DMA_LEN, 0, &da);
-	dsrc = malloc(DMA_LEN);
-	if (!dsrc)
-		dret = -ENOMEM;
-	if (!dret) {
-		memset(dsrc, 0x77, DMA_LEN);
-		dret = svod_stage_async(dfd, da.handle, 0, dsrc, DMA_LEN, SVOD_XFER_DMA, &dseq, NULL);
-	}
+	dret = dma_in_flight(t1.id, &dfd, &da, &dsrc, &dseq);
 	usleep(500 * 1000);
 	ms = now_ms();
 	ret = svod_driver_bind(bdf1, 0);
